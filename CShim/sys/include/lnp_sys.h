@@ -1,0 +1,149 @@
+// The system layer under the policy core: raw system calls, the core's static storage,
+// atomics on raw words, and the few C structs the core needs marshalled.
+//
+// Nothing here decides anything. Everything here is safe before constructors have run, in
+// any thread, in a signal handler and in a vfork child: no locks, no allocation, no errno.
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <netinet/in.h>
+#include <netdb.h>
+#include <fcntl.h>
+#include <errno.h>
+#include <net/if.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+
+// --- Kernel ABI values, as this platform defines them -------------------------------------
+
+enum {
+    LNP_SYS_SOCKET = SYS_socket,
+    LNP_SYS_CLOSE = SYS_close,
+    LNP_SYS_SENDTO = SYS_sendto,
+    LNP_SYS_RECVFROM = SYS_recvfrom,
+    LNP_SYS_GETSOCKOPT = SYS_getsockopt,
+    LNP_SYS_OPENAT = SYS_openat,
+    LNP_SYS_READ = SYS_read,
+    LNP_SYS_WRITE = SYS_write,
+    LNP_SYS_READLINKAT = SYS_readlinkat,
+    LNP_SYS_GETPID = SYS_getpid,
+    LNP_SYS_GETTID = SYS_gettid,
+};
+
+enum {
+    LNP_EINVAL = EINVAL, LNP_EBADF = EBADF, LNP_ENOTSOCK = ENOTSOCK, LNP_EHOSTUNREACH = EHOSTUNREACH,
+    LNP_EAGAIN = EAGAIN, LNP_EINTR = EINTR, LNP_ENOMEM = ENOMEM, LNP_ENAMETOOLONG = ENAMETOOLONG,
+};
+
+enum {
+    LNP_AF_UNSPEC = AF_UNSPEC, LNP_AF_INET = AF_INET, LNP_AF_INET6 = AF_INET6, LNP_AF_NETLINK = AF_NETLINK,
+    LNP_SOCK_STREAM = SOCK_STREAM, LNP_SOCK_DGRAM = SOCK_DGRAM, LNP_SOCK_RAW = SOCK_RAW,
+    LNP_SOCK_SEQPACKET = SOCK_SEQPACKET, LNP_SOCK_CLOEXEC = SOCK_CLOEXEC,
+    LNP_SOL_SOCKET = SOL_SOCKET, LNP_SO_TYPE = SO_TYPE, LNP_SO_PROTOCOL = SO_PROTOCOL,
+    LNP_MSG_FASTOPEN = MSG_FASTOPEN, LNP_MSG_DONTWAIT = MSG_DONTWAIT,
+    LNP_IPPROTO_IP = IPPROTO_IP, LNP_IPPROTO_IPV6 = IPPROTO_IPV6, LNP_IPPROTO_TCP = IPPROTO_TCP,
+    LNP_IPPROTO_UDP = IPPROTO_UDP, LNP_IPPROTO_UDPLITE = IPPROTO_UDPLITE, LNP_IPPROTO_ICMP = IPPROTO_ICMP,
+    LNP_IPPROTO_ICMPV6 = IPPROTO_ICMPV6, LNP_IPPROTO_SCTP = IPPROTO_SCTP, LNP_IPPROTO_MPTCP = 262,
+    LNP_IP_ADD_MEMBERSHIP = IP_ADD_MEMBERSHIP, LNP_IP_ADD_SOURCE_MEMBERSHIP = IP_ADD_SOURCE_MEMBERSHIP,
+    LNP_MCAST_JOIN_GROUP = MCAST_JOIN_GROUP, LNP_MCAST_JOIN_SOURCE_GROUP = MCAST_JOIN_SOURCE_GROUP,
+    LNP_IPV6_JOIN_GROUP = IPV6_JOIN_GROUP,
+};
+
+enum {
+    LNP_NETLINK_ROUTE = NETLINK_ROUTE, LNP_RTM_GETROUTE = RTM_GETROUTE, LNP_RTM_NEWROUTE = RTM_NEWROUTE,
+    LNP_NLM_F_REQUEST = NLM_F_REQUEST, LNP_NLMSG_ERROR = NLMSG_ERROR, LNP_RTM_F_FIB_MATCH = RTM_F_FIB_MATCH,
+    LNP_RTA_DST = RTA_DST, LNP_RTA_OIF = RTA_OIF, LNP_RTA_GATEWAY = RTA_GATEWAY, LNP_RTA_VIA = RTA_VIA,
+    LNP_RTA_MULTIPATH = RTA_MULTIPATH, LNP_RTA_NH_ID = RTA_NH_ID,
+    LNP_RTN_UNICAST = RTN_UNICAST, LNP_RTN_LOCAL = RTN_LOCAL, LNP_RTN_BROADCAST = RTN_BROADCAST,
+    LNP_RTN_ANYCAST = RTN_ANYCAST, LNP_RTN_MULTICAST = RTN_MULTICAST,
+    LNP_IFF_UP = IFF_UP, LNP_IFF_BROADCAST = IFF_BROADCAST, LNP_IFF_LOOPBACK = IFF_LOOPBACK,
+    LNP_IFF_POINTOPOINT = IFF_POINTOPOINT,
+};
+
+enum {
+    LNP_O_RDONLY = O_RDONLY, LNP_O_WRONLY = O_WRONLY, LNP_O_APPEND = O_APPEND, LNP_O_CREAT = O_CREAT,
+    LNP_O_CLOEXEC = O_CLOEXEC, LNP_O_NOCTTY = O_NOCTTY, LNP_AT_FDCWD = AT_FDCWD,
+};
+
+/// `struct mmsghdr`, declared here because glibc shows it only under _GNU_SOURCE.
+struct lnp_mmsghdr {
+    struct msghdr msg_hdr;
+    unsigned int msg_len;
+};
+
+/// The group address inside `struct group_req` / `struct group_source_req` (MCAST_JOIN_*).
+enum { LNP_GROUP_REQ_ADDRESS_OFFSET = offsetof(struct group_req, gr_group) };
+enum { LNP_GROUP_REQ_SIZE = sizeof(struct group_req), LNP_GROUP_SOURCE_REQ_SIZE = sizeof(struct group_source_req) };
+
+// --- System calls ------------------------------------------------------------------------
+
+/// A system call made directly, past every interposed symbol (ours and other preloads').
+/// Returns the kernel's result: a negative errno value on failure. Never touches `errno`.
+long lnp_syscall6(long number, long a, long b, long c, long d, long e, long f);
+
+/// Wall-clock seconds, the stamp that expires cached routes and resolv.conf each second.
+/// Only equality of stamps matters, so a clock set back or forward just expires them early.
+int64_t lnp_sys_epoch_seconds(void);
+
+/// Wall-clock time, for audit records.
+void lnp_sys_realtime(int64_t *seconds, int32_t *microseconds);
+
+/// The socket inode behind `fd`; -EBADF for a closed fd, -ENOTSOCK for anything not a socket.
+int64_t lnp_sys_socket_inode(int fd);
+
+/// The name and flags of interface `index`, asked through any socket `fd`. 0 or -errno.
+int lnp_sys_interface(int fd, uint32_t index, unsigned char name[IFNAMSIZ], uint32_t *flags);
+
+/// Zeroed anonymous memory, or NULL.
+void *lnp_sys_map_zeroed(size_t bytes);
+
+/// The process environment as the C library holds it.
+char **lnp_sys_environ(void);
+
+// --- Atomics on raw 64-bit words ---------------------------------------------------------
+
+static inline uint64_t lnp_load_acquire(const uint64_t *p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
+static inline uint64_t lnp_load_relaxed(const uint64_t *p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
+static inline void lnp_store_release(uint64_t *p, uint64_t v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
+static inline void lnp_store_relaxed(uint64_t *p, uint64_t v) { __atomic_store_n(p, v, __ATOMIC_RELAXED); }
+static inline int lnp_compare_exchange(uint64_t *p, uint64_t expected, uint64_t desired) {
+    return __atomic_compare_exchange_n(p, &expected, desired, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+}
+static inline uint64_t lnp_fetch_add(uint64_t *p, uint64_t v) { return __atomic_fetch_add(p, v, __ATOMIC_ACQ_REL); }
+static inline void lnp_fence_acquire(void) { __atomic_thread_fence(__ATOMIC_ACQUIRE); }
+static inline void lnp_fence_release(void) { __atomic_thread_fence(__ATOMIC_RELEASE); }
+static inline void *lnp_load_pointer(void *const *p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
+static inline int lnp_install_pointer(void **p, void *desired) {
+    void *expected = 0;
+    return __atomic_compare_exchange_n(p, &expected, desired, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+}
+
+// --- The core's storage: static, zero before anything runs --------------------------------
+
+enum {
+    LNP_SETTINGS_WORDS = 8,
+    LNP_PATH_CAPACITY = 4096,
+    LNP_ROUTE_CACHE_ENTRIES = 256,
+    LNP_ROUTE_CACHE_WORDS = 12,
+    LNP_EXEMPT_WORDS = 64,
+    LNP_NAME_ENTRIES = 64,
+    LNP_NAME_WORDS = 40,
+    LNP_FD_CHUNK_SLOTS = 4096,
+    LNP_FD_CHUNKS = 256,
+    LNP_DOMAIN_ENTRIES = 256,
+    LNP_DOMAIN_WORDS = 128,
+};
+
+uint64_t *lnp_storage_settings(void);
+unsigned char *lnp_storage_audit_path(void);
+unsigned char *lnp_storage_program(void);
+uint64_t *lnp_storage_route_cache(void);
+uint64_t *lnp_storage_dns_servers(void);
+uint64_t *lnp_storage_proxies(void);
+uint64_t *lnp_storage_names(void);
+void **lnp_storage_fd_chunks(void);
+void **lnp_storage_domain_table(void);
+uint64_t *lnp_storage_counters(void);

@@ -1,0 +1,18 @@
+// Clocks and the environment, as the C library provides them (time and gettimeofday go
+// through the vDSO: no system call).
+#include "lnp_sys.h"
+#include <sys/time.h>
+#include <time.h>
+
+extern char **environ;
+
+char **lnp_sys_environ(void) { return environ; }
+
+int64_t lnp_sys_epoch_seconds(void) { return (int64_t)time(NULL); }
+
+void lnp_sys_realtime(int64_t *seconds, int32_t *microseconds) {
+    struct timeval now = {0, 0};
+    gettimeofday(&now, NULL);
+    *seconds = now.tv_sec;
+    *microseconds = (int32_t)now.tv_usec;
+}

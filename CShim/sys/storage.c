@@ -1,0 +1,26 @@
+// The core's shared state lives here, in zero-initialised static storage: valid before any
+// constructor has run, never allocated, inherited as-is across fork. Only the core's Swift
+// code gives it meaning; see Sources/LNPCore/SharedWords.swift.
+#include "lnp_sys.h"
+
+static uint64_t settings[LNP_SETTINGS_WORDS];
+static unsigned char audit_path[LNP_PATH_CAPACITY];
+static unsigned char program[LNP_PATH_CAPACITY];
+static uint64_t route_cache[LNP_ROUTE_CACHE_ENTRIES * LNP_ROUTE_CACHE_WORDS];
+static uint64_t dns_servers[LNP_EXEMPT_WORDS];
+static uint64_t proxies[LNP_EXEMPT_WORDS];
+static uint64_t names[LNP_NAME_ENTRIES * LNP_NAME_WORDS];
+static void *fd_chunks[LNP_FD_CHUNKS];
+static void *domain_table;
+static uint64_t counters[8];
+
+uint64_t *lnp_storage_settings(void) { return settings; }
+unsigned char *lnp_storage_audit_path(void) { return audit_path; }
+unsigned char *lnp_storage_program(void) { return program; }
+uint64_t *lnp_storage_route_cache(void) { return route_cache; }
+uint64_t *lnp_storage_dns_servers(void) { return dns_servers; }
+uint64_t *lnp_storage_proxies(void) { return proxies; }
+uint64_t *lnp_storage_names(void) { return names; }
+void **lnp_storage_fd_chunks(void) { return fd_chunks; }
+void **lnp_storage_domain_table(void) { return &domain_table; }
+uint64_t *lnp_storage_counters(void) { return counters; }

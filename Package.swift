@@ -1,0 +1,69 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+// The policy core is compiled twice from the same files (Sources/LNPCoreHost links to
+// Sources/LNPCore): once in Embedded Swift for the preload, which must depend on libc alone,
+// and once as an ordinary module for the tests and the command-line tools, because an
+// ordinary module cannot import an Embedded one. See docs/design.md.
+let embeddedCore: [SwiftSetting] = [
+    .enableExperimentalFeature("Embedded"),
+    .unsafeFlags(["-wmo", "-enforce-exclusivity=unchecked", "-Xfrontend", "-disable-stack-protector"]),
+]
+
+// The preload's C: no stack protector, so that liblnp.so needs no glibc symbol version
+// beyond the base one (each version the loader checks costs every process at start).
+let preloadC: [CSetting] = [.unsafeFlags(["-fno-stack-protector"])]
+
+let package = Package(
+    name: "lnp",
+    products: [
+        // The preload. Product names must be unique in SwiftPM, and this one must be
+        // `liblnp.so`, so the `lnp` command below is the product `bin/lnp`
+        // (built at .build/<config>/bin/lnp).
+        .library(name: "lnp", type: .dynamic, targets: ["LNPHooks"]),
+        .executable(name: "lnp-run", targets: ["lnp-run"]),
+        .executable(name: "bin/lnp", targets: ["lnp"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        // C: raw system calls, static storage and atomics for the core. No policy.
+        .target(name: "LNPSys", path: "CShim/sys", cSettings: preloadC),
+        // Swift: the policy core, Embedded, linked into the preload.
+        .target(
+            name: "LNPCore", dependencies: ["LNPSys"], path: "Sources/LNPCore",
+            swiftSettings: embeddedCore),
+        // C: the hooks and the public ne_socket.h API; the root of liblnp.so.
+        .target(
+            name: "LNPHooks", dependencies: ["LNPCore", "LNPSys"], path: "CShim/hooks",
+            exclude: ["liblnp.map"],
+            cSettings: preloadC,
+            linkerSettings: [
+                .unsafeFlags([
+                    "-enable-experimental-feature", "Embedded",
+                    "-Xlinker", "--version-script=CShim/hooks/liblnp.map",
+                ])
+            ]),
+        // Swift: the same core as an ordinary module, for tests and the tools.
+        .target(name: "LNPCoreHost", dependencies: ["LNPSys"], path: "Sources/LNPCoreHost"),
+        .systemLibrary(
+            name: "CLibcap", path: "Sources/CLibcap", pkgConfig: "libcap",
+            providers: [.apt(["libcap-dev"])]),
+        // Swift: what lnp-run and lnp share (program lookup, ELF facts, errno names).
+        .target(name: "LNPTools", dependencies: ["LNPCoreHost", "CLibcap"], path: "Sources/LNPTools"),
+        .executableTarget(
+            name: "lnp-run",
+            dependencies: ["LNPTools", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Sources/lnp-run"),
+        .executableTarget(
+            name: "lnp",
+            dependencies: [
+                "LNPTools", "LNPCoreHost",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Sources/lnp"),
+        .testTarget(
+            name: "LNPCoreTests", dependencies: ["LNPCoreHost", "LNPTools"], path: "Tests/LNPCoreTests"),
+    ]
+)

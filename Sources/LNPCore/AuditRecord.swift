@@ -1,0 +1,118 @@
+/// The operations lnp gates, as the audit names them.
+public enum Operation: UInt8, BitwiseCopyable {
+    case connect, sendto, sendmsg, sendmmsg, join, bind, resolve
+
+    func write(to writer: inout ByteWriter) {
+        switch self {
+        case .connect: writer.append("connect")
+        case .sendto: writer.append("sendto")
+        case .sendmsg: writer.append("sendmsg")
+        case .sendmmsg: writer.append("sendmmsg")
+        case .join: writer.append("join")
+        case .bind: writer.append("bind")
+        case .resolve: writer.append("resolve")
+        }
+    }
+}
+
+/// A socket's transport, from SO_TYPE and SO_PROTOCOL.
+public enum Transport: UInt8, BitwiseCopyable {
+    case tcp, udp, udplite, mptcp, sctp, icmp, raw, other
+
+    public var isStream: Bool { self == .tcp || self == .mptcp }
+
+    func write(to writer: inout ByteWriter) {
+        switch self {
+        case .tcp: writer.append("tcp")
+        case .udp: writer.append("udp")
+        case .udplite: writer.append("udplite")
+        case .mptcp: writer.append("mptcp")
+        case .sctp: writer.append("sctp")
+        case .icmp: writer.append("icmp")
+        case .raw: writer.append("raw")
+        case .other: writer.append("other")
+        }
+    }
+}
+
+/// One gated operation, as one line of JSON in the audit file:
+///
+///     {"time":"…","pid":…,"program":"…","exe":"…","op":"connect","fd":3,"transport":"tcp",
+///      "address":"10.77.0.2","port":80,"host":null,"domains":[],"reason":"on-link 10.77.0.0/24 via eth1",
+///      "decision":"deny","attribution":"app"}
+///
+/// Fields that do not apply (a resolve has no socket) are null.
+public struct AuditRecord {
+    public var time: Timestamp
+    public var pid: Int32
+    public var program: UnsafeBufferPointer<UInt8>
+    public var executable: UnsafeBufferPointer<UInt8>
+    public var operation: Operation
+    public var fd: Int32?
+    public var transport: Transport?
+    public var endpoint: SocketEndpoint?
+    public var host: UnsafeBufferPointer<UInt8>
+    /// NUL-separated, as the domain store keeps them.
+    public var domains: UnsafeBufferPointer<UInt8>
+    public var reason: LocalReason
+    public var scopeName: InterfaceName
+    public var decision: Decision
+    public var attribution: Attribution
+
+    /// Writes the record as one JSON object, without the newline.
+    public func write(to w: inout ByteWriter) {
+        w.append("{\"time\":\"")
+        time.write(to: &w)
+        w.append("\",\"pid\":")
+        w.appendDecimal(Int64(pid))
+        w.append(",\"program\":")
+        w.appendJSONString(program, budget: 1024)
+        w.append(",\"exe\":")
+        w.appendJSONString(executable, budget: 1024)
+        w.append(",\"op\":\"")
+        operation.write(to: &w)
+        w.append("\",\"fd\":")
+        if let fd { w.appendDecimal(Int64(fd)) } else { w.append("null") }
+        w.append(",\"transport\":")
+        if let transport {
+            w.append(UInt8(ascii: "\""))
+            transport.write(to: &w)
+            w.append(UInt8(ascii: "\""))
+        } else {
+            w.append("null")
+        }
+        w.append(",\"address\":")
+        if let endpoint {
+            w.append(UInt8(ascii: "\""))
+            endpoint.address.write(to: &w)
+            w.append("\",\"port\":")
+            w.appendDecimal(UInt64(endpoint.port))
+        } else {
+            w.append("null,\"port\":null")
+        }
+        w.append(",\"host\":")
+        if host.isEmpty { w.append("null") } else { w.appendJSONString(host, budget: 300) }
+        w.append(",\"domains\":[")
+        writeDomains(to: &w)
+        w.append("],\"reason\":\"")
+        reason.write(to: &w, scopeName: scopeName)
+        w.append("\",\"decision\":\"")
+        w.append(decision == .allow ? "allow" : "deny")
+        w.append("\",\"attribution\":\"")
+        w.append(attribution == .user ? "user" : "app")
+        w.append("\"}")
+    }
+
+    private func writeDomains(to w: inout ByteWriter) {
+        var start = 0
+        var first = true
+        for i in 0...domains.count where i == domains.count || domains[i] == 0 {
+            if i > start {
+                if !first { w.append(UInt8(ascii: ",")) }
+                w.appendJSONString(UnsafeBufferPointer(rebasing: domains[start..<i]), budget: 300)
+                first = false
+            }
+            start = i + 1
+        }
+    }
+}

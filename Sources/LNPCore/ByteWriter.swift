@@ -1,0 +1,163 @@
+/// Appends text to a fixed buffer the caller owns (usually on its stack). Past the end it
+/// drops what does not fit and remembers that it did; it never allocates.
+public struct ByteWriter {
+    let base: UnsafeMutablePointer<UInt8>
+    let capacity: Int
+    public private(set) var count = 0
+    public private(set) var truncated = false
+
+    public init(_ buffer: UnsafeMutableRawBufferPointer) {
+        base = buffer.baseAddress!.assumingMemoryBound(to: UInt8.self)
+        capacity = buffer.count
+    }
+
+    public var written: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: base, count: count) }
+    public var remaining: Int { capacity - count }
+
+    @inline(__always) public mutating func append(_ byte: UInt8) {
+        if count < capacity {
+            base[count] = byte
+            count += 1
+        } else {
+            truncated = true
+        }
+    }
+
+    public mutating func append(_ text: StaticString) {
+        let start = text.utf8Start
+        for i in 0..<text.utf8CodeUnitCount { append(start[i]) }
+    }
+
+    public mutating func append(bytes: UnsafeBufferPointer<UInt8>) {
+        for byte in bytes { append(byte) }
+    }
+
+    public mutating func appendDecimal(_ value: UInt64, minimumDigits: Int = 1) {
+        var digits = InlineArray<20, UInt8>(repeating: 0)
+        var n = value
+        var used = 0
+        repeat {
+            digits[used] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: n % 10)
+            n /= 10
+            used += 1
+        } while n > 0 && used < 20
+        var pad = minimumDigits - used
+        while pad > 0 {
+            append(UInt8(ascii: "0"))
+            pad -= 1
+        }
+        while used > 0 {
+            used -= 1
+            append(digits[used])
+        }
+    }
+
+    public mutating func appendDecimal(_ value: Int64) {
+        if value < 0 {
+            append(UInt8(ascii: "-"))
+            appendDecimal(UInt64(bitPattern: 0 &- value))
+        } else {
+            appendDecimal(UInt64(value))
+        }
+    }
+
+    /// Lower-case hex without leading zeros.
+    public mutating func appendHex(_ value: UInt64) {
+        var started = false
+        var shift = 60
+        while shift >= 0 {
+            let nibble = UInt8(truncatingIfNeeded: value >> UInt64(shift)) & 0xf
+            if nibble != 0 || started || shift == 0 {
+                started = true
+                append(nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10)
+            }
+            shift -= 4
+        }
+    }
+
+    /// Appends `bytes` as a JSON string, quotes included, using at most `budget` bytes of
+    /// output. Control characters are escaped and invalid UTF-8 becomes U+FFFD, so the result
+    /// is always valid JSON; a string cut short by the budget ends in `...`.
+    public mutating func appendJSONString(_ bytes: UnsafeBufferPointer<UInt8>, budget: Int) {
+        // `stop` is where the closing quote goes. Every character but the last must leave
+        // room for "..." before it, so a cut string can always say it was cut.
+        let stop = min(count + max(budget, 8), capacity) - 1
+        append(UInt8(ascii: "\""))
+        var index = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            let length = byte < 0x80 ? 1 : UTF8Scalar.sequenceLength(bytes, at: index)
+            let needed: Int
+            switch byte {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"), 0x0a, 0x0d, 0x09: needed = 2
+            case 0..<0x20: needed = 6
+            case 0x20..<0x80: needed = 1
+            default: needed = length == 0 ? 6 : length
+            }
+            let isLast = index + max(length, 1) >= bytes.count
+            let room = stop - count
+            if needed > room || (!isLast && needed > room - 3) {
+                append("...")
+                break
+            }
+            switch byte {
+            case UInt8(ascii: "\""): append("\\\"")
+            case UInt8(ascii: "\\"): append("\\\\")
+            case 0x0a: append("\\n")
+            case 0x0d: append("\\r")
+            case 0x09: append("\\t")
+            case 0..<0x20:
+                append("\\u00")
+                appendHexDigit(byte >> 4)
+                appendHexDigit(byte & 0xf)
+            case 0x20..<0x80: append(byte)
+            default:
+                if length == 0 {
+                    append("\\ufffd")
+                } else {
+                    for offset in 0..<length { append(bytes[index + offset]) }
+                }
+            }
+            index += max(length, 1)
+        }
+        if count < capacity {
+            append(UInt8(ascii: "\""))
+        } else {
+            base[capacity - 1] = UInt8(ascii: "\"")
+            truncated = true
+        }
+    }
+
+    private mutating func appendHexDigit(_ nibble: UInt8) {
+        append(nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10)
+    }
+}
+
+/// UTF-8 validation, enough to keep audit lines valid JSON whatever bytes a path holds.
+enum UTF8Scalar {
+    /// The length of the well-formed UTF-8 sequence starting at `index`, or 0 if ill-formed.
+    static func sequenceLength(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int) -> Int {
+        let lead = bytes[index]
+        let length: Int
+        var lower: UInt8 = 0x80
+        var upper: UInt8 = 0xBF
+        switch lead {
+        case 0xC2...0xDF: length = 2
+        case 0xE0: length = 3; lower = 0xA0
+        case 0xE1...0xEC, 0xEE...0xEF: length = 3
+        case 0xED: length = 3; upper = 0x9F
+        case 0xF0: length = 4; lower = 0x90
+        case 0xF1...0xF3: length = 4
+        case 0xF4: length = 4; upper = 0x8F
+        default: return 0
+        }
+        guard index + length <= bytes.count else { return 0 }
+        for offset in 1..<length {
+            let byte = bytes[index + offset]
+            let low: UInt8 = offset == 1 ? lower : 0x80
+            let high: UInt8 = offset == 1 ? upper : 0xBF
+            if byte < low || byte > high { return 0 }
+        }
+        return length
+    }
+}

@@ -1,0 +1,90 @@
+/// Addresses exempt from local network privacy even when they are local.
+public protocol ExemptionSource {
+    func exemption(for address: IPAddress) -> NotLocalReason?
+}
+
+/// Apple's rule for what is on the local network, applied to one destination.
+///
+/// Never local: loopback and the unspecified address. Always local: multicast, the limited
+/// broadcast, link-local. Otherwise the kernel's route decides: local when the route has no
+/// gateway and leaves through an interface that is up, broadcast-capable and neither loopback
+/// nor point-to-point; a subnet broadcast address of such an interface is local too; this
+/// machine's own addresses are not. A local DNS server or proxy is exempt.
+public struct Classifier<Routes: RouteSource, Exemptions: ExemptionSource> {
+    public var routes: Routes
+    public var exemptions: Exemptions
+
+    public init(routes: Routes, exemptions: Exemptions) {
+        self.routes = routes
+        self.exemptions = exemptions
+    }
+
+    /// Where a connect or a send is headed. `endpoint.address` is already unmapped.
+    @inline(__always)
+    public func classify(_ endpoint: SocketEndpoint) -> Verdict {
+        let address = endpoint.address
+        if address.isLoopback { return .notLocal(.loopback) }
+        if address.isUnspecified { return .notLocal(.unspecified) }
+        let verdict: Verdict
+        if address.isMulticast {
+            verdict = .local(.multicast)
+        } else if address.isLimitedBroadcast {
+            verdict = .local(.limitedBroadcast)
+        } else if address.isLinkLocal {
+            verdict = .local(.linkLocal(scopeID: endpoint.scopeID))
+        } else {
+            verdict = Self.verdict(from: routes.route(to: address))
+            guard verdict.isLocal else { return verdict }
+        }
+        if let exempt = exemptions.exemption(for: address) { return .notLocal(exempt) }
+        return verdict
+    }
+
+    /// What a `bind` to `endpoint` means: only multicast and broadcast addresses count,
+    /// because binding to them is how a socket receives that traffic.
+    public func classifyBind(_ endpoint: SocketEndpoint) -> Verdict {
+        let address = endpoint.address
+        if address.isMulticast { return .local(.multicast) }
+        if address.isLimitedBroadcast { return .local(.limitedBroadcast) }
+        if address.isLoopback || address.isUnspecified || address.isLinkLocal { return .notLocal(.unicastBind) }
+        let facts = routes.route(to: address)
+        guard let facts, facts.answer.kind == .broadcast else { return .notLocal(.unicastBind) }
+        return Self.verdict(from: facts)
+    }
+
+    /// The verdict the kernel's route implies.
+    public static func verdict(from facts: RouteFacts?) -> Verdict {
+        guard let facts else { return .notLocal(.lookupFailed) }
+        let answer = facts.answer
+        switch answer.kind {
+        case .ownAddress: return .notLocal(.ownAddress)
+        case .unreachable: return .notLocal(.noRoute)
+        case .multicast: return .local(.multicast)
+        case .unicast, .broadcast: break
+        }
+        let name = facts.interface?.name ?? InterfaceName()
+        if answer.hasGateway {
+            return .notLocal(.viaGateway(prefix: answer.prefix, length: answer.prefixLength, interface: name))
+        }
+        guard let interface = facts.interface else { return .notLocal(.lookupFailed) }
+        if !interface.isUp { return .notLocal(.interfaceDown(interface: name)) }
+        if interface.isLoopback { return .notLocal(.loopbackInterface(interface: name)) }
+        if interface.isPointToPoint { return .notLocal(.pointToPoint(interface: name)) }
+        if !interface.isBroadcastCapable { return .notLocal(.notBroadcastCapable(interface: name)) }
+        if answer.kind == .broadcast { return .local(.subnetBroadcast(interface: name)) }
+        return .local(.onLink(prefix: answer.prefix, length: answer.prefixLength, interface: name))
+    }
+}
+
+/// Names: `.local` (RFC 6762) is the multicast DNS domain, and resolving in it is local.
+public enum LocalName {
+    /// Whether `name` ends in `.local` or `.local.`, in any case (or is `local` itself).
+    public static func isLocal(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
+        var end = name.count
+        if end > 0 && name[end - 1] == UInt8(ascii: ".") { end -= 1 }
+        guard end >= 5 else { return false }
+        let suffix: StaticString = "local"
+        for i in 0..<5 where name[end - 5 + i] | 0x20 != suffix.utf8Start[i] { return false }
+        return end == 5 || name[end - 6] == UInt8(ascii: ".")
+    }
+}

@@ -1,0 +1,60 @@
+import LNPSys
+
+/// An interface name as the kernel stores it: at most 15 bytes, NUL-padded to 16.
+public struct InterfaceName: Equatable, BitwiseCopyable {
+    public var first: UInt64 = 0
+    public var second: UInt64 = 0
+
+    public init() {}
+
+    public init(first: UInt64, second: UInt64) {
+        self.first = first
+        self.second = second
+    }
+
+    init(bytes: UnsafeRawPointer) {
+        first = bytes.loadUnaligned(as: UInt64.self)
+        second = bytes.loadUnaligned(fromByteOffset: 8, as: UInt64.self) & 0x00ff_ffff_ffff_ffff
+    }
+
+    public var isEmpty: Bool { first & 0xff == 0 }
+
+    public func write(to writer: inout ByteWriter) {
+        for i in 0..<16 {
+            let byte = UInt8(truncatingIfNeeded: (i < 8 ? first : second) >> UInt64(8 * (i % 8)))
+            if byte == 0 { return }
+            writer.append(byte)
+        }
+    }
+}
+
+/// What the classification needs to know about the interface a route leaves through.
+public struct InterfaceFacts: Equatable, BitwiseCopyable {
+    public var index: UInt32
+    public var name: InterfaceName
+    public var flags: UInt32
+
+    public init(index: UInt32, name: InterfaceName = InterfaceName(), flags: UInt32) {
+        self.index = index
+        self.name = name
+        self.flags = flags
+    }
+
+    public var isUp: Bool { flags & UInt32(LNP_IFF_UP) != 0 }
+    public var isBroadcastCapable: Bool { flags & UInt32(LNP_IFF_BROADCAST) != 0 }
+    public var isLoopback: Bool { flags & UInt32(LNP_IFF_LOOPBACK) != 0 }
+    public var isPointToPoint: Bool { flags & UInt32(LNP_IFF_POINTOPOINT) != 0 }
+
+    /// Asks the kernel, through `socket`, for the name and flags of interface `index`.
+    static func read(index: UInt32, through socket: Int32) -> InterfaceFacts? {
+        var name = InlineArray<16, UInt8>(repeating: 0)
+        var flags: UInt32 = 0
+        let status = withUnsafeMutableBytes(of: &name) { raw in
+            lnp_sys_interface(socket, index, raw.baseAddress!.assumingMemoryBound(to: UInt8.self), &flags)
+        }
+        guard status == 0 else { return nil }
+        return withUnsafeBytes(of: &name) { raw in
+            InterfaceFacts(index: index, name: InterfaceName(bytes: raw.baseAddress!), flags: flags)
+        }
+    }
+}

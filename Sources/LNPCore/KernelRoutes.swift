@@ -1,0 +1,134 @@
+import LNPSys
+
+/// Everything the classification needs about the way to one address.
+public struct RouteFacts: Equatable, BitwiseCopyable {
+    public var answer: RouteAnswer
+    /// The interface the route leaves through; nil when the kernel could not say.
+    public var interface: InterfaceFacts?
+
+    public init(answer: RouteAnswer, interface: InterfaceFacts?) {
+        self.answer = answer
+        self.interface = interface
+    }
+}
+
+/// Where the classification learns routes; the kernel in a live process, a table in tests.
+public protocol RouteSource {
+    /// The route to `address`, or nil if it could not be learned.
+    func route(to address: IPAddress) -> RouteFacts?
+}
+
+/// Routes asked of the kernel (rtnetlink, `fibmatch`) and remembered for the rest of the
+/// current second, so that an address added or removed takes effect within a second while
+/// a program's repeated calls cost a table probe, not a system call.
+public struct KernelRoutes: RouteSource {
+    public init() {}
+
+    public func route(to address: IPAddress) -> RouteFacts? {
+        let stamp = UInt64(truncatingIfNeeded: lnp_sys_epoch_seconds()) & 0xffff_ffff
+        let record = RouteCache.record(for: address)
+        if let facts = RouteCache.read(record, address: address, stamp: stamp) { return facts }
+        guard let facts = KernelRoutes.ask(address) else { return nil }
+        RouteCache.write(record, address: address, stamp: stamp, facts: facts)
+        return facts
+    }
+
+    /// One question to the kernel, through a netlink socket that lives for this call only
+    /// (the library keeps no descriptor in the program's descriptor space).
+    public static func ask(_ address: IPAddress) -> RouteFacts? {
+        guard case .success(let opened) = Sys.call(
+            Int(LNP_SYS_SOCKET), Int(LNP_AF_NETLINK), Int(LNP_SOCK_RAW | LNP_SOCK_CLOEXEC), Int(LNP_NETLINK_ROUTE))
+        else { return nil }
+        let socket = Int32(truncatingIfNeeded: opened)
+        defer { Sys.close(socket) }
+
+        let sequence = UInt32(truncatingIfNeeded: lnp_fetch_add(lnp_storage_counters(), 1) &+ 1)
+        var request = InlineArray<48, UInt8>(repeating: 0)
+        let sent = withUnsafeMutableBytes(of: &request) { raw -> Bool in
+            let length = RouteQuery.writeRequest(for: address, sequence: sequence, into: raw.baseAddress!)
+            if case .success = Sys.call(Int(LNP_SYS_SENDTO), Int(socket), Int(bitPattern: raw.baseAddress), length) {
+                return true
+            }
+            return false
+        }
+        guard sent else { return nil }
+
+        // rtnetlink answers inside the sending call, so the reply is already queued.
+        var reply = InlineArray<512, UInt8>(repeating: 0)
+        var answer: RouteAnswer? = nil
+        for _ in 0..<4 where answer == nil {
+            let received = withUnsafeMutableBytes(of: &reply) { raw -> Int in
+                switch Sys.call(
+                    Int(LNP_SYS_RECVFROM), Int(socket), Int(bitPattern: raw.baseAddress), raw.count, Int(LNP_MSG_DONTWAIT))
+                {
+                case .success(let count): return min(count, raw.count)
+                case .failure: return -1
+                }
+            }
+            if received <= 0 { break }
+            answer = withUnsafeBytes(of: &reply) { raw in
+                RouteQuery.readReply(UnsafeRawBufferPointer(rebasing: raw[0..<received]), sequence: sequence, for: address)
+            }
+        }
+        guard let answer else { return nil }
+        let interface = answer.outputInterface == 0 ? nil : InterfaceFacts.read(index: answer.outputInterface, through: socket)
+        return RouteFacts(answer: answer, interface: interface)
+    }
+}
+
+/// The per-destination route cache: a direct-mapped table of sequenced records in static
+/// storage. Words of a record: 0 sequence, 1–2 address, 3 family and stamp, 4 answer kind,
+/// prefix length, gateway and interface flags, 5 interface index, 6–7 prefix, 8–9 name.
+enum RouteCache {
+    static let words = Int(LNP_ROUTE_CACHE_WORDS)
+    static let entries = Int(LNP_ROUTE_CACHE_ENTRIES)
+
+    @inline(__always) static func record(for address: IPAddress) -> SequencedRecord {
+        let index = Int(truncatingIfNeeded: address.hashBits >> 56) & (entries - 1)
+        return SequencedRecord(words: SharedWords(lnp_storage_route_cache() + index * words))
+    }
+
+    @inline(__always)
+    static func read(_ record: SequencedRecord, address: IPAddress, stamp: UInt64) -> RouteFacts? {
+        guard let sequence = record.beginRead() else { return nil }
+        let w = record.words
+        let tag = UInt64(address.family.rawValue) | (stamp + 1) << 8
+        guard w.loadRelaxed(1) == address.high, w.loadRelaxed(2) == address.low, w.loadRelaxed(3) == tag else {
+            return nil
+        }
+        let packed = w.loadRelaxed(4)
+        let interfaceIndex = UInt32(truncatingIfNeeded: w.loadRelaxed(5))
+        let prefix = address.family == .v4
+            ? IPAddress(v4: UInt32(truncatingIfNeeded: w.loadRelaxed(7)))
+            : IPAddress(v6High: w.loadRelaxed(6), low: w.loadRelaxed(7))
+        let name = InterfaceName(first: w.loadRelaxed(8), second: w.loadRelaxed(9))
+        guard record.endRead(sequence), let kind = RouteAnswer.Kind(rawValue: UInt8(truncatingIfNeeded: packed)) else {
+            return nil
+        }
+        let answer = RouteAnswer(
+            kind: kind, prefix: prefix, prefixLength: UInt8(truncatingIfNeeded: packed >> 8),
+            hasGateway: packed >> 16 & 1 == 1, outputInterface: interfaceIndex)
+        let interface = packed >> 17 & 1 == 1
+            ? InterfaceFacts(index: interfaceIndex, name: name, flags: UInt32(truncatingIfNeeded: packed >> 32)) : nil
+        return RouteFacts(answer: answer, interface: interface)
+    }
+
+    static func write(_ record: SequencedRecord, address: IPAddress, stamp: UInt64, facts: RouteFacts) {
+        guard let claimed = record.beginWrite() else { return }
+        let w = record.words
+        let answer = facts.answer
+        var packed = UInt64(answer.kind.rawValue) | UInt64(answer.prefixLength) << 8
+        if answer.hasGateway { packed |= 1 << 16 }
+        if let interface = facts.interface { packed |= 1 << 17 | UInt64(interface.flags) << 32 }
+        w.storeRelaxed(1, address.high)
+        w.storeRelaxed(2, address.low)
+        w.storeRelaxed(3, UInt64(address.family.rawValue) | (stamp + 1) << 8)
+        w.storeRelaxed(4, packed)
+        w.storeRelaxed(5, UInt64(answer.outputInterface))
+        w.storeRelaxed(6, answer.prefix.high)
+        w.storeRelaxed(7, answer.prefix.low)
+        w.storeRelaxed(8, facts.interface?.name.first ?? 0)
+        w.storeRelaxed(9, facts.interface?.name.second ?? 0)
+        record.endWrite(claimed)
+    }
+}

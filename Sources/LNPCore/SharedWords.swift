@@ -1,0 +1,52 @@
+import LNPSys
+
+/// A window on 64-bit words that every thread of the process shares (the static storage in
+/// CShim/sys/storage.c). Every access is atomic, so readers never see a torn word.
+struct SharedWords {
+    let base: UnsafeMutablePointer<UInt64>
+
+    @inline(__always) init(_ base: UnsafeMutablePointer<UInt64>) { self.base = base }
+
+    @inline(__always) func load(_ index: Int) -> UInt64 { lnp_load_acquire(base + index) }
+    @inline(__always) func loadRelaxed(_ index: Int) -> UInt64 { lnp_load_relaxed(base + index) }
+    @inline(__always) func store(_ index: Int, _ value: UInt64) { lnp_store_release(base + index, value) }
+    @inline(__always) func storeRelaxed(_ index: Int, _ value: UInt64) { lnp_store_relaxed(base + index, value) }
+    @inline(__always) func compareExchange(_ index: Int, expected: UInt64, desired: UInt64) -> Bool {
+        lnp_compare_exchange(base + index, expected, desired) != 0
+    }
+    @inline(__always) func fetchAdd(_ index: Int, _ value: UInt64) -> UInt64 { lnp_fetch_add(base + index, value) }
+
+    func advanced(by words: Int) -> SharedWords { SharedWords(base + words) }
+}
+
+/// A record of shared words guarded by its first word, a sequence number: even while the
+/// record is stable, odd while one writer fills it. Readers never wait: a record being
+/// written, or rewritten under them, reads as "absent", and they take the slow path.
+/// Writers never wait either: a writer that cannot claim the record just doesn't store.
+struct SequencedRecord {
+    let words: SharedWords
+
+    /// The sequence to validate against later, or nil while a writer holds the record.
+    @inline(__always) func beginRead() -> UInt64? {
+        let sequence = words.load(0)
+        return sequence & 1 == 0 ? sequence : nil
+    }
+
+    /// Whether what was read since `beginRead` is consistent.
+    @inline(__always) func endRead(_ sequence: UInt64) -> Bool {
+        lnp_fence_acquire()
+        return words.loadRelaxed(0) == sequence
+    }
+
+    /// Claims the record for writing; nil if another writer has it.
+    func beginWrite() -> UInt64? {
+        let sequence = words.load(0)
+        guard sequence & 1 == 0, words.compareExchange(0, expected: sequence, desired: sequence &+ 1) else {
+            return nil
+        }
+        lnp_fence_release()
+        return sequence &+ 1
+    }
+
+    func endWrite(_ claimed: UInt64) { words.store(0, claimed &+ 1) }
+}

@@ -1,0 +1,60 @@
+import LNPSys
+
+/// An errno value from a failed system call.
+public struct Errno: Error, Equatable, BitwiseCopyable {
+    public var rawValue: Int32
+    public init(_ rawValue: Int32) { self.rawValue = rawValue }
+}
+
+/// Typed wrappers over the raw system calls in CShim/sys. They never pass through a hook,
+/// never touch the program's `errno`, and never allocate.
+enum Sys {
+    @inline(__always)
+    static func call(_ number: Int, _ a: Int = 0, _ b: Int = 0, _ c: Int = 0, _ d: Int = 0, _ e: Int = 0, _ f: Int = 0)
+        -> Result<Int, Errno>
+    {
+        let result = lnp_syscall6(number, a, b, c, d, e, f)
+        if result < 0 && result > -4096 { return .failure(Errno(Int32(truncatingIfNeeded: -result))) }
+        return .success(result)
+    }
+
+    static func getpid() -> Int32 {
+        Int32(truncatingIfNeeded: lnp_syscall6(Int(LNP_SYS_GETPID), 0, 0, 0, 0, 0, 0))
+    }
+
+    static func close(_ fd: Int32) {
+        _ = lnp_syscall6(Int(LNP_SYS_CLOSE), Int(fd), 0, 0, 0, 0, 0)
+    }
+
+    /// Opens a path given as NUL-terminated bytes; the descriptor is close-on-exec.
+    static func open(_ path: UnsafePointer<UInt8>, flags: Int32, mode: Int32 = 0) -> Result<Int32, Errno> {
+        call(Int(LNP_SYS_OPENAT), Int(LNP_AT_FDCWD), Int(bitPattern: path), Int(flags | Int32(LNP_O_CLOEXEC)), Int(mode))
+            .map { Int32(truncatingIfNeeded: $0) }
+    }
+
+    static func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) -> Result<Int, Errno> {
+        call(Int(LNP_SYS_READ), Int(fd), Int(bitPattern: buffer.baseAddress), buffer.count)
+    }
+
+    static func write(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Result<Int, Errno> {
+        call(Int(LNP_SYS_WRITE), Int(fd), Int(bitPattern: bytes.baseAddress), bytes.count)
+    }
+
+    static func readlink(_ path: StaticString, into buffer: UnsafeMutableRawBufferPointer) -> Result<Int, Errno> {
+        call(Int(LNP_SYS_READLINKAT), Int(LNP_AT_FDCWD), Int(bitPattern: path.utf8Start), Int(bitPattern: buffer.baseAddress),
+             buffer.count)
+    }
+
+    /// SOL_SOCKET integer options (SO_TYPE, SO_PROTOCOL).
+    static func socketOption(_ fd: Int32, _ name: Int32) -> Result<Int32, Errno> {
+        var value: Int32 = 0
+        var length: UInt32 = 4
+        let result = withUnsafeMutablePointer(to: &value) { valuePointer in
+            withUnsafeMutablePointer(to: &length) { lengthPointer in
+                call(Int(LNP_SYS_GETSOCKOPT), Int(fd), Int(LNP_SOL_SOCKET), Int(name),
+                     Int(bitPattern: valuePointer), Int(bitPattern: lengthPointer))
+            }
+        }
+        return result.map { _ in value }
+    }
+}

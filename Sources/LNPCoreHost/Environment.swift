@@ -1,0 +1,1 @@
+../LNPCore/Environment.swift
