@@ -26,6 +26,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
     ],
     targets: [
         // C: raw system calls, static storage and atomics for the core. No policy.
@@ -50,8 +51,12 @@ let package = Package(
         .systemLibrary(
             name: "CLibcap", path: "Sources/CLibcap", pkgConfig: "libcap",
             providers: [.apt(["libcap-dev"])]),
+        .systemLibrary(name: "CGNUExtensions", path: "Sources/CGNUExtensions"),
         // Swift: what lnp-run and lnp share (program lookup, ELF facts, errno names).
-        .target(name: "LNPTools", dependencies: ["LNPCoreHost", "CLibcap"], path: "Sources/LNPTools"),
+        .target(
+            name: "LNPTools",
+            dependencies: ["LNPCoreHost", "CLibcap", "CGNUExtensions", .product(name: "SystemPackage", package: "swift-system")],
+            path: "Sources/LNPTools"),
         .executableTarget(
             name: "lnp-run",
             dependencies: ["LNPTools", .product(name: "ArgumentParser", package: "swift-argument-parser")],

@@ -21,14 +21,6 @@ static const char *const names[LNP_NEXT_COUNT] = {
     [LNP_NEXT_GETHOSTBYNAME2] = "gethostbyname2",
     [LNP_NEXT_GETHOSTBYNAME_R] = "gethostbyname_r",
     [LNP_NEXT_GETHOSTBYNAME2_R] = "gethostbyname2_r",
-    [LNP_NEXT_CLOSE] = "close",
-    [LNP_NEXT_CLOSE_RANGE] = "close_range",
-    [LNP_NEXT_CLOSEFROM] = "closefrom",
-    [LNP_NEXT_DUP] = "dup",
-    [LNP_NEXT_DUP2] = "dup2",
-    [LNP_NEXT_DUP3] = "dup3",
-    [LNP_NEXT_FCNTL] = "fcntl",
-    [LNP_NEXT_FCNTL64] = "fcntl64",
     [LNP_NEXT_SYSCALL] = "syscall",
 };
 

@@ -51,9 +51,6 @@ long syscall(long number, ...) {
     case SYS_setsockopt:
         denied = lnp_gate_setsockopt((int)a, (int)b, (int)c, (const void *)d, (uint32_t)e);
         break;
-    case SYS_close:
-        lnp_fd_closing((int)a);
-        break;
     }
     if (denied) return refuse(denied);
     return pass(number, a, b, c, d, e, f);

@@ -3,15 +3,6 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
-
-int64_t lnp_sys_socket_inode(int fd) {
-    struct stat st;
-    long rc = lnp_syscall6(SYS_fstat, fd, (long)&st, 0, 0, 0, 0);
-    if (rc < 0) return rc;
-    if (!S_ISSOCK(st.st_mode)) return -ENOTSOCK;
-    return (int64_t)st.st_ino;
-}
 
 int lnp_sys_interface(int fd, uint32_t index, unsigned char name[IFNAMSIZ], uint32_t *flags) {
     struct ifreq request;

@@ -10,7 +10,7 @@ static uint64_t route_cache[LNP_ROUTE_CACHE_ENTRIES * LNP_ROUTE_CACHE_WORDS];
 static uint64_t dns_servers[LNP_EXEMPT_WORDS];
 static uint64_t proxies[LNP_EXEMPT_WORDS];
 static uint64_t names[LNP_NAME_ENTRIES * LNP_NAME_WORDS];
-static void *fd_chunks[LNP_FD_CHUNKS];
+static void *socket_tags;
 static void *domain_table;
 static uint64_t counters[8];
 
@@ -21,6 +21,6 @@ uint64_t *lnp_storage_route_cache(void) { return route_cache; }
 uint64_t *lnp_storage_dns_servers(void) { return dns_servers; }
 uint64_t *lnp_storage_proxies(void) { return proxies; }
 uint64_t *lnp_storage_names(void) { return names; }
-void **lnp_storage_fd_chunks(void) { return fd_chunks; }
+void **lnp_storage_socket_tags(void) { return &socket_tags; }
 void **lnp_storage_domain_table(void) { return &domain_table; }
 uint64_t *lnp_storage_counters(void) { return counters; }

@@ -133,17 +133,6 @@ enum NameNotes {
     }
 }
 
-// MARK: - Descriptor lifetime
-
-@_cdecl("lnp_fd_closing")
-public func lnpFdClosing(_ fd: Int32) { SocketTags.forget(fd) }
-
-@_cdecl("lnp_fd_range_closing")
-public func lnpFdRangeClosing(_ first: UInt32, _ last: UInt32) { SocketTags.forget(from: first, through: last) }
-
-@_cdecl("lnp_fd_duplicated")
-public func lnpFdDuplicated(_ original: Int32, _ copy: Int32) { SocketTags.duplicate(original, to: copy) }
-
 // MARK: - The ne_socket API: 0 or an errno value
 
 @_cdecl("lnp_api_set_attribution")
@@ -182,8 +171,7 @@ public func lnpApiSetWebsiteAttribution(_ fd: Int32, _ hostname: UnsafePointer<C
 }
 
 private func setDomains(_ fd: Int32, _ joined: UnsafeBufferPointer<UInt8>, count: Int, attribution: Attribution?) -> Int32 {
-    let inode = lnp_sys_socket_inode(fd)
-    if inode < 0 { return Int32(truncatingIfNeeded: -inode) }
+    if case .failure(let error) = SocketTags.cookie(of: fd) { return error.rawValue }
     var reference = DomainReference()
     if count > 0 {
         guard let stored = DomainStore.store(joined, count: count) else { return Int32(LNP_ENOMEM) }

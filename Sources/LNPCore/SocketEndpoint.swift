@@ -1,7 +1,7 @@
 import LNPSys
 
 /// Where a socket call is headed: an address, a port and, for IPv6, a scope (an interface).
-public struct SocketEndpoint: BitwiseCopyable {
+public struct SocketEndpoint: Equatable, BitwiseCopyable {
     public var address: IPAddress
     public var port: UInt16
     public var scopeID: UInt32

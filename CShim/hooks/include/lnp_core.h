@@ -21,10 +21,6 @@ int lnp_gate_resolve(const char *name);
 void lnp_note_addrinfo(const char *name, const struct addrinfo *results);
 void lnp_note_hostent(const char *name, const struct hostent *host);
 
-void lnp_fd_closing(int fd);
-void lnp_fd_range_closing(unsigned first, unsigned last);
-void lnp_fd_duplicated(int original, int copy);
-
 int lnp_api_set_attribution(int fd, int attribution);
 int lnp_api_set_domains(int fd, const char *const *names, int count);
 int lnp_api_set_website_attribution(int fd, const char *hostname);

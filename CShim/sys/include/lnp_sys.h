@@ -42,7 +42,7 @@ enum {
     LNP_AF_UNSPEC = AF_UNSPEC, LNP_AF_INET = AF_INET, LNP_AF_INET6 = AF_INET6, LNP_AF_NETLINK = AF_NETLINK,
     LNP_SOCK_STREAM = SOCK_STREAM, LNP_SOCK_DGRAM = SOCK_DGRAM, LNP_SOCK_RAW = SOCK_RAW,
     LNP_SOCK_SEQPACKET = SOCK_SEQPACKET, LNP_SOCK_CLOEXEC = SOCK_CLOEXEC,
-    LNP_SOL_SOCKET = SOL_SOCKET, LNP_SO_TYPE = SO_TYPE, LNP_SO_PROTOCOL = SO_PROTOCOL,
+    LNP_SOL_SOCKET = SOL_SOCKET, LNP_SO_TYPE = SO_TYPE, LNP_SO_PROTOCOL = SO_PROTOCOL, LNP_SO_COOKIE = SO_COOKIE,
     LNP_MSG_FASTOPEN = MSG_FASTOPEN, LNP_MSG_DONTWAIT = MSG_DONTWAIT,
     LNP_IPPROTO_IP = IPPROTO_IP, LNP_IPPROTO_IPV6 = IPPROTO_IPV6, LNP_IPPROTO_TCP = IPPROTO_TCP,
     LNP_IPPROTO_UDP = IPPROTO_UDP, LNP_IPPROTO_UDPLITE = IPPROTO_UDPLITE, LNP_IPPROTO_ICMP = IPPROTO_ICMP,
@@ -91,9 +91,6 @@ int64_t lnp_sys_epoch_seconds(void);
 /// Wall-clock time, for audit records.
 void lnp_sys_realtime(int64_t *seconds, int32_t *microseconds);
 
-/// The socket inode behind `fd`; -EBADF for a closed fd, -ENOTSOCK for anything not a socket.
-int64_t lnp_sys_socket_inode(int fd);
-
 /// The name and flags of interface `index`, asked through any socket `fd`. 0 or -errno.
 int lnp_sys_interface(int fd, uint32_t index, unsigned char name[IFNAMSIZ], uint32_t *flags);
 
@@ -131,8 +128,7 @@ enum {
     LNP_EXEMPT_WORDS = 64,
     LNP_NAME_ENTRIES = 64,
     LNP_NAME_WORDS = 40,
-    LNP_FD_CHUNK_SLOTS = 4096,
-    LNP_FD_CHUNKS = 256,
+    LNP_SOCKET_TAGS = 4096,
     LNP_DOMAIN_ENTRIES = 256,
     LNP_DOMAIN_WORDS = 128,
 };
@@ -144,6 +140,6 @@ uint64_t *lnp_storage_route_cache(void);
 uint64_t *lnp_storage_dns_servers(void);
 uint64_t *lnp_storage_proxies(void);
 uint64_t *lnp_storage_names(void);
-void **lnp_storage_fd_chunks(void);
+void **lnp_storage_socket_tags(void);
 void **lnp_storage_domain_table(void);
 uint64_t *lnp_storage_counters(void);

@@ -1,0 +1,103 @@
+import CLibcap
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Whether lnp-run can observe a program: LD_PRELOAD works only for a dynamically linked
+/// program whose exec does not raise privileges, and only for the socket calls it makes
+/// through the C library.
+public struct Observability: Equatable {
+    public indirect enum Obstacle: Equatable, CustomStringConvertible {
+        case staticBinary
+        case setuid(owner: UInt32)
+        case setgid(group: UInt32)
+        case fileCapabilities
+        case goProgram
+        case interpreter(String, Obstacle)
+
+        public var description: String {
+            switch self {
+            case .staticBinary: return "static binary (the loader that applies LD_PRELOAD never runs)"
+            case .setuid(let owner): return "setuid (runs as uid \(owner); the loader ignores LD_PRELOAD)"
+            case .setgid(let group): return "setgid (runs as gid \(group); the loader ignores LD_PRELOAD)"
+            case .fileCapabilities: return "file capabilities (the loader ignores LD_PRELOAD)"
+            case .goProgram: return "Go program (it makes raw system calls, past the C library)"
+            case .interpreter(let path, let obstacle): return "its interpreter \(path): \(obstacle)"
+            }
+        }
+    }
+
+    public var obstacles: [Obstacle]
+    public var isObservable: Bool { obstacles.isEmpty }
+
+    /// The reasons, as one line.
+    public var summary: String { obstacles.map(\.description).joined(separator: "; ") }
+
+    /// Examines `path` (absolute). `effectiveUID`/`effectiveGID` are those the program
+    /// would start with: a setuid bit changes nothing when the owner is already the user.
+    public static func examine(
+        _ path: String, effectiveUID: UInt32 = geteuid(), effectiveGID: UInt32 = getegid(), depth: Int = 0
+    ) -> Observability {
+        var obstacles: [Obstacle] = []
+        var info = stat()
+        guard stat(path, &info) == 0 else { return Observability(obstacles: []) }
+        if info.st_mode & S_ISUID != 0 && info.st_uid != effectiveUID { obstacles.append(.setuid(owner: info.st_uid)) }
+        if info.st_mode & S_ISGID != 0 && info.st_gid != effectiveGID { obstacles.append(.setgid(group: info.st_gid)) }
+        if effectiveUID != 0 && hasFileCapabilities(path) { obstacles.append(.fileCapabilities) }
+
+        if let interpreter = ScriptHeader.interpreter(of: path) {
+            if depth < 2, let program = interpreter.program {
+                for obstacle in examine(program, effectiveUID: effectiveUID, effectiveGID: effectiveGID, depth: depth + 1).obstacles {
+                    obstacles.append(.interpreter(program, obstacle))
+                }
+            }
+        } else if let elf = try? ELFFile.read(path: path) {
+            if elf.isStatic { obstacles.append(.staticBinary) }
+            if elf.isGo { obstacles.append(.goProgram) }
+        }
+        return Observability(obstacles: obstacles)
+    }
+
+    /// Whether the file carries capabilities (security.capability), read with libcap.
+    public static func hasFileCapabilities(_ path: String) -> Bool {
+        guard let capabilities = cap_get_file(path) else { return false }
+        defer { cap_free(UnsafeMutableRawPointer(capabilities)) }
+        // An empty set is as good as none.
+        guard let empty = cap_init() else { return true }
+        defer { cap_free(UnsafeMutableRawPointer(empty)) }
+        return cap_compare(capabilities, empty) != 0
+    }
+}
+
+/// The `#!` line of a script.
+public struct ScriptHeader: Equatable {
+    /// The interpreter named on the line.
+    public var path: String
+    public var arguments: [String]
+
+    /// The program that will actually run the script: for `#!/usr/bin/env NAME`, NAME as
+    /// found in PATH.
+    public var program: String? {
+        if path.hasSuffix("/env"), let name = arguments.first(where: { !$0.hasPrefix("-") }) {
+            return try? ProgramLocator.locate(name).get()
+        }
+        return path
+    }
+
+    public static func interpreter(of path: String) -> ScriptHeader? {
+        guard let file = fopen(path, "re") else { return nil }
+        defer { fclose(file) }
+        var buffer = [CChar](repeating: 0, count: 512)
+        guard fgets(&buffer, Int32(buffer.count), file) != nil else { return nil }
+        let line = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return parse(line)
+    }
+
+    public static func parse(_ line: String) -> ScriptHeader? {
+        guard line.hasPrefix("#!") else { return nil }
+        let words = line.dropFirst(2).split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" })
+        guard let first = words.first else { return nil }
+        return ScriptHeader(path: String(first), arguments: words.dropFirst().map(String.init))
+    }
+}
