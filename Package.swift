@@ -12,7 +12,10 @@ let embeddedCore: [SwiftSetting] = [
 
 // The preload's C: no stack protector, so that liblnp.so needs no glibc symbol version
 // beyond the base one (each version the loader checks costs every process at start).
-let preloadC: [CSetting] = [.unsafeFlags(["-fno-stack-protector"])]
+// No frame pointers either: the hooks are one jump into the core.
+// SwiftPM appends -fno-omit-frame-pointer after a target's flags, so the choice goes
+// straight to the compiler proper (-Xclang), where the last one given wins.
+let preloadC: [CSetting] = [.unsafeFlags(["-fno-stack-protector", "-Xclang", "-mframe-pointer=none"])]
 
 let package = Package(
     name: "lnp",
@@ -44,6 +47,10 @@ let package = Package(
                 .unsafeFlags([
                     "-enable-experimental-feature", "Embedded",
                     "-Xlinker", "--version-script=CShim/hooks/liblnp.map",
+                    // No C runtime start files: the loader runs .init_array itself, and
+                    // crtbeginS.o's weak references cost every process a failed search of
+                    // every library at start (docs/benchmarks.md).
+                    "-Xclang-linker", "-nostartfiles",
                 ])
             ]),
         // Swift: the same core as an ordinary module, for tests and the tools.
@@ -69,6 +76,6 @@ let package = Package(
             ],
             path: "Sources/lnp"),
         .testTarget(
-            name: "LNPCoreTests", dependencies: ["LNPCoreHost", "LNPTools"], path: "Tests/LNPCoreTests"),
+            name: "LNPCoreTests", dependencies: ["LNPCoreHost", "LNPTools", "lnp-run"], path: "Tests/LNPCoreTests"),
     ]
 )

@@ -2,7 +2,7 @@
 #include <errno.h>
 #include <sys/socket.h>
 #include "lnp_core.h"
-#include "next.h"
+#include "lnp_next.h"
 
 typedef int (*bind_fn)(int, const struct sockaddr *, socklen_t);
 

@@ -5,7 +5,7 @@
 #include <stddef.h>
 #include <netdb.h>
 #include "lnp_core.h"
-#include "next.h"
+#include "lnp_next.h"
 
 typedef int (*getaddrinfo_fn)(const char *, const char *, const struct addrinfo *, struct addrinfo **);
 typedef struct hostent *(*gethostbyname_fn)(const char *);

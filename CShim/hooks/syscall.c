@@ -4,7 +4,7 @@
 #include <stdarg.h>
 #include <sys/syscall.h>
 #include "lnp_core.h"
-#include "next.h"
+#include "lnp_next.h"
 
 typedef long (*syscall_fn)(long, ...);
 

@@ -6,7 +6,8 @@
 static uint64_t settings[LNP_SETTINGS_WORDS];
 static unsigned char audit_path[LNP_PATH_CAPACITY];
 static unsigned char program[LNP_PATH_CAPACITY];
-static uint64_t route_cache[LNP_ROUTE_CACHE_ENTRIES * LNP_ROUTE_CACHE_WORDS];
+uint64_t lnp_route_cache_words[LNP_ROUTE_CACHE_ENTRIES * LNP_ROUTE_CACHE_WORDS];
+uint64_t lnp_clock_word;
 static uint64_t dns_servers[LNP_EXEMPT_WORDS];
 static uint64_t proxies[LNP_EXEMPT_WORDS];
 static uint64_t names[LNP_NAME_ENTRIES * LNP_NAME_WORDS];
@@ -17,7 +18,6 @@ static uint64_t counters[8];
 uint64_t *lnp_storage_settings(void) { return settings; }
 unsigned char *lnp_storage_audit_path(void) { return audit_path; }
 unsigned char *lnp_storage_program(void) { return program; }
-uint64_t *lnp_storage_route_cache(void) { return route_cache; }
 uint64_t *lnp_storage_dns_servers(void) { return dns_servers; }
 uint64_t *lnp_storage_proxies(void) { return proxies; }
 uint64_t *lnp_storage_names(void) { return names; }

@@ -1,3 +1,29 @@
+/// Whether a route, as the kernel answered it, leads onto the local network.
+public enum RouteVerdict {
+    /// The verdict the kernel's route implies.
+    public static func verdict(from facts: RouteFacts?) -> Verdict {
+        guard let facts else { return .notLocal(.lookupFailed) }
+        let answer = facts.answer
+        switch answer.kind {
+        case .ownAddress: return .notLocal(.ownAddress)
+        case .unreachable: return .notLocal(.noRoute)
+        case .multicast: return .local(.multicast)
+        case .unicast, .broadcast: break
+        }
+        let name = facts.interface?.name ?? InterfaceName()
+        if answer.hasGateway {
+            return .notLocal(.viaGateway(prefix: answer.prefix, length: answer.prefixLength, interface: name))
+        }
+        guard let interface = facts.interface else { return .notLocal(.lookupFailed) }
+        if !interface.isUp { return .notLocal(.interfaceDown(interface: name)) }
+        if interface.isLoopback { return .notLocal(.loopbackInterface(interface: name)) }
+        if interface.isPointToPoint { return .notLocal(.pointToPoint(interface: name)) }
+        if !interface.isBroadcastCapable { return .notLocal(.notBroadcastCapable(interface: name)) }
+        if answer.kind == .broadcast { return .local(.subnetBroadcast(interface: name)) }
+        return .local(.onLink(prefix: answer.prefix, length: answer.prefixLength, interface: name))
+    }
+}
+
 /// Addresses exempt from local network privacy even when they are local.
 public protocol ExemptionSource {
     func exemption(for address: IPAddress) -> NotLocalReason?
@@ -33,7 +59,7 @@ public struct Classifier<Routes: RouteSource, Exemptions: ExemptionSource> {
         } else if address.isLinkLocal {
             verdict = .local(.linkLocal(scopeID: endpoint.scopeID))
         } else {
-            verdict = Self.verdict(from: routes.route(to: address))
+            verdict = RouteVerdict.verdict(from: routes.route(to: address))
             guard verdict.isLocal else { return verdict }
         }
         if let exempt = exemptions.exemption(for: address) { return .notLocal(exempt) }
@@ -49,30 +75,27 @@ public struct Classifier<Routes: RouteSource, Exemptions: ExemptionSource> {
         if address.isLoopback || address.isUnspecified || address.isLinkLocal { return .notLocal(.unicastBind) }
         let facts = routes.route(to: address)
         guard let facts, facts.answer.kind == .broadcast else { return .notLocal(.unicastBind) }
-        return Self.verdict(from: facts)
+        return RouteVerdict.verdict(from: facts)
     }
 
-    /// The verdict the kernel's route implies.
-    public static func verdict(from facts: RouteFacts?) -> Verdict {
-        guard let facts else { return .notLocal(.lookupFailed) }
-        let answer = facts.answer
-        switch answer.kind {
-        case .ownAddress: return .notLocal(.ownAddress)
-        case .unreachable: return .notLocal(.noRoute)
-        case .multicast: return .local(.multicast)
-        case .unicast, .broadcast: break
-        }
-        let name = facts.interface?.name ?? InterfaceName()
-        if answer.hasGateway {
-            return .notLocal(.viaGateway(prefix: answer.prefix, length: answer.prefixLength, interface: name))
-        }
-        guard let interface = facts.interface else { return .notLocal(.lookupFailed) }
-        if !interface.isUp { return .notLocal(.interfaceDown(interface: name)) }
-        if interface.isLoopback { return .notLocal(.loopbackInterface(interface: name)) }
-        if interface.isPointToPoint { return .notLocal(.pointToPoint(interface: name)) }
-        if !interface.isBroadcastCapable { return .notLocal(.notBroadcastCapable(interface: name)) }
-        if answer.kind == .broadcast { return .local(.subnetBroadcast(interface: name)) }
-        return .local(.onLink(prefix: answer.prefix, length: answer.prefixLength, interface: name))
+    /// The hot question, answered cheaply: could an operation to `endpoint` be local? False
+    /// means certainly not; true means `classify` must decide (and may still exempt it).
+    @inline(__always)
+    public func mayBeLocal(_ endpoint: SocketEndpoint) -> Bool {
+        let address = endpoint.address
+        if address.isNeverLocal { return false }
+        if address.isMulticast || address.isLimitedBroadcast || address.isLinkLocal { return true }
+        return routes.isLocalRoute(to: address)
+    }
+
+    /// The same question with no call at all: false means certainly not local; nil means
+    /// `mayBeLocal` must be asked (a new address, or a clock to read).
+    @inline(__always)
+    public func cachedMayBeLocal(_ endpoint: SocketEndpoint) -> Bool? {
+        let address = endpoint.address
+        if address.isNeverLocal { return false }
+        if address.isMulticast || address.isLimitedBroadcast || address.isLinkLocal { return true }
+        return routes.cachedIsLocalRoute(to: address)
     }
 }
 

@@ -75,10 +75,10 @@ struct AddressList {
     }
 }
 
-/// The DNS servers of /etc/resolv.conf, read again at most once a second.
+/// The DNS servers of /etc/resolv.conf, read again at most once a half second.
 enum DNSServers {
     static func contains(_ address: IPAddress) -> Bool {
-        let stamp = UInt64(truncatingIfNeeded: lnp_sys_epoch_seconds()) &+ 1
+        let stamp = Clock.stamp() &+ 1
         let list = AddressList(lnp_storage_dns_servers())
         if let known = list.contains(address, stamp: stamp) { return known }
         var servers = InlineArray<16, IPAddress>(repeating: IPAddress(v4: 0))

@@ -11,6 +11,7 @@ extension Classifier where Routes == KernelRoutes, Exemptions == LiveExemptions 
 /// and tell the hook whether to go on.
 enum Gate {
     /// Returns 0 to let the call through, or the errno it must fail with.
+    @inline(never)
     static func decide(
         _ operation: Operation, fd: Int32?, transport: Transport?, endpoint: SocketEndpoint?,
         name: UnsafeBufferPointer<UInt8> = UnsafeBufferPointer(start: nil, count: 0), reason: LocalReason

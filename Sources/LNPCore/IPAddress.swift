@@ -57,6 +57,11 @@ public struct IPAddress: Equatable, BitwiseCopyable {
         family == .v4 ? v4 == 0 : (high == 0 && low == 0)
     }
 
+    /// Loopback or unspecified: never on the local network, whatever the routes say.
+    @inline(__always) public var isNeverLocal: Bool {
+        family == .v4 ? (v4 >> 24 == 127 || v4 == 0) : (high == 0 && low <= 1)
+    }
+
     /// 224.0.0.0/4 or ff00::/8.
     @inline(__always) public var isMulticast: Bool {
         family == .v4 ? v4 >> 28 == 0xE : high >> 56 == 0xff

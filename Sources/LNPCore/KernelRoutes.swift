@@ -16,16 +16,30 @@ public struct RouteFacts: Equatable, BitwiseCopyable {
 public protocol RouteSource {
     /// The route to `address`, or nil if it could not be learned.
     func route(to address: IPAddress) -> RouteFacts?
+
+    /// Whether that route leads onto the local network; a source may answer this faster.
+    func isLocalRoute(to address: IPAddress) -> Bool
+
+    /// The same, if it can be answered without a call; nil otherwise.
+    func cachedIsLocalRoute(to address: IPAddress) -> Bool?
+}
+
+extension RouteSource {
+    public func isLocalRoute(to address: IPAddress) -> Bool {
+        RouteVerdict.verdict(from: route(to: address)).isLocal
+    }
+
+    public func cachedIsLocalRoute(to address: IPAddress) -> Bool? { nil }
 }
 
 /// Routes asked of the kernel (rtnetlink, `fibmatch`) and remembered for the rest of the
-/// current second, so that an address added or removed takes effect within a second while
-/// a program's repeated calls cost a table probe, not a system call.
+/// current half second (`Clock`), so that an address added or removed takes effect within a
+/// second while a program's repeated calls cost a table probe, not a system call.
 public struct KernelRoutes: RouteSource {
     public init() {}
 
     public func route(to address: IPAddress) -> RouteFacts? {
-        let stamp = UInt64(truncatingIfNeeded: lnp_sys_epoch_seconds()) & 0xffff_ffff
+        let stamp = Clock.stamp()
         let record = RouteCache.record(for: address)
         if let facts = RouteCache.read(record, address: address, stamp: stamp) { return facts }
         guard let facts = KernelRoutes.ask(address) else { return nil }
@@ -33,8 +47,32 @@ public struct KernelRoutes: RouteSource {
         return facts
     }
 
+    public func isLocalRoute(to address: IPAddress) -> Bool {
+        if let local = cachedIsLocalRoute(to: address) { return local }
+        let stamp = Clock.stamp()
+        let record = RouteCache.record(for: address)
+        if let local = RouteCache.readLocal(record, address: address, stamp: stamp) { return local }
+        return KernelRoutes.learn(address, record: record, stamp: stamp)
+    }
+
+    /// The hot path, with no call at all: one cached bit, written with the route; nil when
+    /// the cache cannot say without a call (a new address, or a clock to read).
+    @inline(__always)
+    public func cachedIsLocalRoute(to address: IPAddress) -> Bool? {
+        guard let stamp = Clock.cached() else { return nil }
+        return RouteCache.readLocal(RouteCache.record(for: address), address: address, stamp: stamp)
+    }
+
+    @inline(never)
+    static func learn(_ address: IPAddress, record: SequencedRecord, stamp: UInt64) -> Bool {
+        guard let facts = KernelRoutes.ask(address) else { return false }
+        RouteCache.write(record, address: address, stamp: stamp, facts: facts)
+        return RouteVerdict.verdict(from: facts).isLocal
+    }
+
     /// One question to the kernel, through a netlink socket that lives for this call only
     /// (the library keeps no descriptor in the program's descriptor space).
+    @inline(never)
     public static func ask(_ address: IPAddress) -> RouteFacts? {
         guard case .success(let opened) = Sys.call(
             Int(LNP_SYS_SOCKET), Int(LNP_AF_NETLINK), Int(LNP_SOCK_RAW | LNP_SOCK_CLOEXEC), Int(LNP_NETLINK_ROUTE))
@@ -78,10 +116,24 @@ public struct KernelRoutes: RouteSource {
 
 /// The per-destination route cache: a direct-mapped table of sequenced records in static
 /// storage. Words of a record: 0 sequence, 1–2 address, 3 family and stamp, 4 answer kind,
-/// prefix length, gateway and interface flags, 5 interface index, 6–7 prefix, 8–9 name.
+/// prefix length, gateway, whether it is local, and interface flags, 5 interface index,
+/// 6–7 prefix, 8–9 name.
 enum RouteCache {
     static let words = Int(LNP_ROUTE_CACHE_WORDS)
     static let entries = Int(LNP_ROUTE_CACHE_ENTRIES)
+    static let localBit: UInt64 = 1 << 18
+
+    @inline(__always)
+    static func readLocal(_ record: SequencedRecord, address: IPAddress, stamp: UInt64) -> Bool? {
+        guard let sequence = record.beginRead() else { return nil }
+        let w = record.words
+        let tag = UInt64(address.family.rawValue) | (stamp + 1) << 8
+        guard w.loadRelaxed(1) == address.high, w.loadRelaxed(2) == address.low, w.loadRelaxed(3) == tag else {
+            return nil
+        }
+        let local = w.loadRelaxed(4) & localBit != 0
+        return record.endRead(sequence) ? local : nil
+    }
 
     @inline(__always) static func record(for address: IPAddress) -> SequencedRecord {
         let index = Int(truncatingIfNeeded: address.hashBits >> 56) & (entries - 1)
@@ -120,6 +172,7 @@ enum RouteCache {
         var packed = UInt64(answer.kind.rawValue) | UInt64(answer.prefixLength) << 8
         if answer.hasGateway { packed |= 1 << 16 }
         if let interface = facts.interface { packed |= 1 << 17 | UInt64(interface.flags) << 32 }
+        if RouteVerdict.verdict(from: facts).isLocal { packed |= localBit }
         w.storeRelaxed(1, address.high)
         w.storeRelaxed(2, address.low)
         w.storeRelaxed(3, UInt64(address.family.rawValue) | (stamp + 1) << 8)

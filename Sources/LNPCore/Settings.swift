@@ -14,12 +14,13 @@ public enum Attribution: UInt8, BitwiseCopyable {
 
 /// What lnp-run told this process, through its environment:
 ///
-/// - `LNP_MODE`: `allow` or `deny`. Anything else, or nothing, denies: lnp fails closed.
-/// - `LNP_ERRNO`: the errno of a denied operation (default EHOSTUNREACH, as Apple's).
-/// - `LNP_ATTRIBUTION`: `user` makes every socket user-initiated by default.
+/// - `LNP_POLICY=DECISION,ERRNO,ATTRIBUTION`, e.g. `deny,113,app`: `allow` or `deny` (anything
+///   else, or no variable, denies: lnp fails closed); the errno of a denied operation
+///   (default EHOSTUNREACH, as Apple's); `user` to make every socket user-initiated.
 /// - `LNP_AUDIT`: the audit file, an absolute path; none if unset.
 /// - `LNP_PROGRAM`: the program lnp-run was asked to run, for the records.
 ///
+/// Few variables, because the loader reads every variable of every process at start.
 /// Read once, when the library starts, so a program changing its own environment later does
 /// not change its policy. Stored in static words; see `SettingsStore`.
 public struct Settings {
@@ -48,16 +49,38 @@ public struct Settings {
     }
 
     private mutating func read(_ entry: UnsafePointer<UInt8>) {
-        if let value = Environment.value(of: entry, ifNamed: "LNP_MODE") {
-            decision = Bytes.equal(value, "allow") ? .allow : .deny
-        } else if let value = Environment.value(of: entry, ifNamed: "LNP_ERRNO") {
-            if let number = Bytes.parseDecimal(value), number > 0, number < 4096 { errno = Int32(number) }
-        } else if let value = Environment.value(of: entry, ifNamed: "LNP_ATTRIBUTION") {
-            attribution = Bytes.equal(value, "user") ? .user : .app
-        } else if let value = Environment.value(of: entry, ifNamed: "LNP_AUDIT") {
-            if value.count > 0 && value.count < Int(LNP_PATH_CAPACITY) { auditPath = value.baseAddress }
-        } else if let value = Environment.value(of: entry, ifNamed: "LNP_PROGRAM") {
-            program = UnsafeBufferPointer(start: value.baseAddress, count: min(value.count, Int(LNP_PATH_CAPACITY) - 1))
+        switch entry[4] {  // past "LNP_": one byte tells which variable it may be
+        case UInt8(ascii: "P"):
+            if let value = Environment.value(of: entry, ifNamed: "LNP_POLICY") {
+                readPolicy(value)
+            } else if let value = Environment.value(of: entry, ifNamed: "LNP_PROGRAM") {
+                program = UnsafeBufferPointer(start: value.baseAddress, count: min(value.count, Int(LNP_PATH_CAPACITY) - 1))
+            }
+        case UInt8(ascii: "A"):
+            if let value = Environment.value(of: entry, ifNamed: "LNP_AUDIT"), value.count > 0,
+                value.count < Int(LNP_PATH_CAPACITY)
+            {
+                auditPath = value.baseAddress
+            }
+        default:
+            break
+        }
+    }
+
+    /// `DECISION,ERRNO,ATTRIBUTION`; a missing or malformed field keeps its default.
+    mutating func readPolicy(_ value: UnsafeBufferPointer<UInt8>) {
+        var field = 0
+        var start = 0
+        for index in 0...value.count where index == value.count || value[index] == UInt8(ascii: ",") {
+            let text = UnsafeBufferPointer(rebasing: value[start..<index])
+            switch field {
+            case 0: decision = Bytes.equal(text, "allow") ? .allow : .deny
+            case 1: if let number = Bytes.parseDecimal(text), number > 0, number < 4096 { errno = Int32(number) }
+            case 2: attribution = Bytes.equal(text, "user") ? .user : .app
+            default: break
+            }
+            field += 1
+            start = index + 1
         }
     }
 }

@@ -34,9 +34,7 @@ struct LaunchSettings {
             .map(String.init)
             .filter { !$0.hasSuffix("/" + PreloadLocator.fileName) && $0 != PreloadLocator.fileName }
         result.append("LD_PRELOAD=" + ([preload] + others).joined(separator: ":"))
-        result.append("LNP_MODE=\(decision)")
-        result.append("LNP_ERRNO=\(errno)")
-        result.append("LNP_ATTRIBUTION=\(attribution)")
+        result.append("LNP_POLICY=\(decision),\(errno),\(attribution)")
         result.append("LNP_PROGRAM=\(program)")
         if let auditPath { result.append("LNP_AUDIT=\(auditPath)") }
         return result

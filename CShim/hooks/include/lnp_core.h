@@ -8,6 +8,11 @@ struct lnp_mmsghdr;
 
 void lnp_core_start(void);
 
+// Whole calls: decided, then passed on to the next definition or failed with the errno.
+long lnp_connect(int fd, const void *address, uint32_t length);
+long lnp_sendto(int fd, const void *buffer, size_t length, int flags, const void *address, uint32_t address_length);
+long lnp_sendmsg(int fd, const void *message, int flags);
+
 // 0: let the call through; otherwise the errno it fails with.
 int lnp_gate_connect(int fd, const void *address, uint32_t length);
 int lnp_gate_send(int fd, const void *address, uint32_t length, int flags, int is_message);

@@ -16,6 +16,7 @@
 #include <net/if.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
+#include "lnp_next.h"
 
 // --- Kernel ABI values, as this platform defines them -------------------------------------
 
@@ -84,9 +85,28 @@ enum { LNP_GROUP_REQ_SIZE = sizeof(struct group_req), LNP_GROUP_SOURCE_REQ_SIZE 
 /// Returns the kernel's result: a negative errno value on failure. Never touches `errno`.
 long lnp_syscall6(long number, long a, long b, long c, long d, long e, long f);
 
-/// Wall-clock seconds, the stamp that expires cached routes and resolv.conf each second.
-/// Only equality of stamps matters, so a clock set back or forward just expires them early.
-int64_t lnp_sys_epoch_seconds(void);
+/// Wall-clock half-seconds: the stamp that expires cached routes and resolv.conf. Only
+/// equality of stamps matters, so a clock set back or forward just expires them early.
+int64_t lnp_sys_half_seconds(void);
+
+/// A tick of the CPU's cycle counter that changes at least every sixteenth of a second
+/// (rdtsc >> 26 at 1 GHz or more; cntvct scaled by its frequency on arm64), plus one; 0
+/// where there is no such counter. It tells the core when to read the clock again, so that
+/// most calls read no clock at all.
+static inline uint64_t lnp_sys_tick(void) {
+#if defined(__x86_64__)
+    uint32_t low, high;
+    __asm__ volatile("rdtsc" : "=a"(low), "=d"(high));
+    return ((((uint64_t)high << 32) | low) >> 26) + 1;
+#elif defined(__aarch64__)
+    uint64_t count, frequency;
+    __asm__ volatile("mrs %0, cntvct_el0" : "=r"(count));
+    __asm__ volatile("mrs %0, cntfrq_el0" : "=r"(frequency));
+    return (count >> (63 - __builtin_clzll((frequency >> 4) | 1))) + 1;
+#else
+    return 0;
+#endif
+}
 
 /// Wall-clock time, for audit records.
 void lnp_sys_realtime(int64_t *seconds, int32_t *microseconds);
@@ -133,10 +153,15 @@ enum {
     LNP_DOMAIN_WORDS = 128,
 };
 
+// Accessed on every call, so reachable without a call.
+__attribute__((visibility("hidden"))) extern uint64_t lnp_route_cache_words[];
+__attribute__((visibility("hidden"))) extern uint64_t lnp_clock_word;
+static inline uint64_t *lnp_storage_route_cache(void) { return lnp_route_cache_words; }
+static inline uint64_t *lnp_storage_clock(void) { return &lnp_clock_word; }
+
 uint64_t *lnp_storage_settings(void);
 unsigned char *lnp_storage_audit_path(void);
 unsigned char *lnp_storage_program(void);
-uint64_t *lnp_storage_route_cache(void);
 uint64_t *lnp_storage_dns_servers(void);
 uint64_t *lnp_storage_proxies(void);
 uint64_t *lnp_storage_names(void);

@@ -1,0 +1,80 @@
+// The next definition of each hooked function: the C library's, or another preload's
+// loaded after this one. Looked up on first use, not at start: each dlsym costs about 800
+// instructions, and start-up cost is paid by every process of a wrapped program tree.
+#pragma once
+#include <stddef.h>
+#include <stdint.h>
+
+enum lnp_next_symbol {
+    LNP_NEXT_CONNECT,
+    LNP_NEXT_SENDTO,
+    LNP_NEXT_SENDMSG,
+    LNP_NEXT_SENDMMSG,
+    LNP_NEXT_BIND,
+    LNP_NEXT_SETSOCKOPT,
+    LNP_NEXT_GETADDRINFO,
+    LNP_NEXT_GETHOSTBYNAME,
+    LNP_NEXT_GETHOSTBYNAME2,
+    LNP_NEXT_GETHOSTBYNAME_R,
+    LNP_NEXT_GETHOSTBYNAME2_R,
+    LNP_NEXT_SYSCALL,
+    LNP_NEXT_COUNT
+};
+
+/// Looks the next definition up (dlsym), remembers it and returns it, or NULL.
+void *lnp_next_resolve(enum lnp_next_symbol symbol);
+
+/// The definitions found so far; read through lnp_next().
+extern void *lnp_next_found[LNP_NEXT_COUNT];
+
+/// The next definition, or NULL if there is none (the hook then fails with ENOSYS).
+static inline void *lnp_next(enum lnp_next_symbol symbol) {
+    void *next = __atomic_load_n(&lnp_next_found[symbol], __ATOMIC_ACQUIRE);
+    return __builtin_expect(next != 0, 1) ? next : lnp_next_resolve(symbol);
+}
+
+/// What a hook returns when it has nothing to call: -1 with errno ENOSYS.
+int lnp_missing(void);
+
+/// -1 with errno set to `error`: how a denied call fails.
+long lnp_fail(int error);
+
+// The next definitions, called with the program's arguments. The core's fast path ends in
+// one of these, so that the arguments never leave their registers (see docs/design.md):
+// when the definition is known it is a tail call, and when it is not, a tail call of the
+// out-of-line `…_first` version, which looks it up first.
+
+typedef long (*lnp_connect_fn)(int, const void *, uint32_t);
+typedef long (*lnp_sendto_fn)(int, const void *, size_t, int, const void *, uint32_t);
+typedef long (*lnp_sendmsg_fn)(int, const void *, int);
+typedef long (*lnp_sendmmsg_fn)(int, void *, unsigned, int);
+typedef long (*lnp_bind_fn)(int, const void *, uint32_t);
+typedef long (*lnp_setsockopt_fn)(int, int, int, const void *, uint32_t);
+
+long lnp_call_connect_first(int fd, const void *address, uint32_t length);
+long lnp_call_sendto_first(int fd, const void *buffer, size_t length, int flags, const void *address,
+                           uint32_t address_length);
+long lnp_call_sendmsg_first(int fd, const void *message, int flags);
+
+static inline void *lnp_next_known(enum lnp_next_symbol symbol) {
+    return __atomic_load_n(&lnp_next_found[symbol], __ATOMIC_ACQUIRE);
+}
+
+static inline long lnp_call_connect(int fd, const void *address, uint32_t length) {
+    lnp_connect_fn next = (lnp_connect_fn)lnp_next_known(LNP_NEXT_CONNECT);
+    if (__builtin_expect(next != 0, 1)) return next(fd, address, length);
+    return lnp_call_connect_first(fd, address, length);
+}
+
+static inline long lnp_call_sendto(int fd, const void *buffer, size_t length, int flags, const void *address,
+                                   uint32_t address_length) {
+    lnp_sendto_fn next = (lnp_sendto_fn)lnp_next_known(LNP_NEXT_SENDTO);
+    if (__builtin_expect(next != 0, 1)) return next(fd, buffer, length, flags, address, address_length);
+    return lnp_call_sendto_first(fd, buffer, length, flags, address, address_length);
+}
+
+static inline long lnp_call_sendmsg(int fd, const void *message, int flags) {
+    lnp_sendmsg_fn next = (lnp_sendmsg_fn)lnp_next_known(LNP_NEXT_SENDMSG);
+    if (__builtin_expect(next != 0, 1)) return next(fd, message, flags);
+    return lnp_call_sendmsg_first(fd, message, flags);
+}

@@ -1,0 +1,64 @@
+import LNPSys
+
+// Name resolution, for the hooks of CShim/hooks/resolve.c.
+
+/// Name resolution: returns nonzero when the name is a `.local` name that is denied.
+@_cdecl("lnp_gate_resolve")
+public func lnpGateResolve(_ name: UnsafePointer<CChar>?) -> Int32 {
+    guard let name else { return 0 }
+    let bytes = CString.bytes(name, limit: 1025)
+    guard LocalName.isLocal(bytes) else { return 0 }
+    return Gate.decide(.resolve, fd: nil, transport: nil, endpoint: nil, name: bytes, reason: .localName)
+}
+
+/// After a successful getaddrinfo: remember which name each address came from.
+@_cdecl("lnp_note_addrinfo")
+public func lnpNoteAddrinfo(_ name: UnsafePointer<CChar>?, _ results: UnsafePointer<addrinfo>?) {
+    guard let name else { return }
+    var addresses = InlineArray<8, IPAddress>(repeating: IPAddress(v4: 0))
+    var count = 0
+    var entry = results
+    while let current = entry, count < 8 {
+        if let endpoint = SocketEndpoint.parse(UnsafeRawPointer(current.pointee.ai_addr), length: Int(current.pointee.ai_addrlen)),
+            !contains(addresses, count, endpoint.address)
+        {
+            addresses[count] = endpoint.address
+            count += 1
+        }
+        entry = UnsafePointer(current.pointee.ai_next)
+    }
+    NameNotes.remember(CString.bytes(name, limit: 1025), addresses: addresses, count: count)
+}
+
+/// After a successful gethostbyname*: the same, from a hostent.
+@_cdecl("lnp_note_hostent")
+public func lnpNoteHostent(_ name: UnsafePointer<CChar>?, _ host: UnsafePointer<hostent>?) {
+    guard let name, let host, let list = host.pointee.h_addr_list else { return }
+    let family = host.pointee.h_addrtype
+    var addresses = InlineArray<8, IPAddress>(repeating: IPAddress(v4: 0))
+    var count = 0
+    while count < 8, let raw = list[count] {
+        if family == Int32(LNP_AF_INET) && host.pointee.h_length == 4 {
+            addresses[count] = IPAddress(v4Bytes: UnsafeRawPointer(raw))
+        } else if family == Int32(LNP_AF_INET6) && host.pointee.h_length == 16 {
+            addresses[count] = IPAddress(v6Bytes: UnsafeRawPointer(raw)).unmapped
+        } else {
+            break
+        }
+        count += 1
+    }
+    NameNotes.remember(CString.bytes(name, limit: 1025), addresses: addresses, count: count)
+}
+
+private func contains(_ addresses: InlineArray<8, IPAddress>, _ count: Int, _ address: IPAddress) -> Bool {
+    for i in 0..<count where addresses[i] == address { return true }
+    return false
+}
+
+enum NameNotes {
+    static func remember(_ name: UnsafeBufferPointer<UInt8>, addresses: InlineArray<8, IPAddress>, count: Int) {
+        guard count > 0, IPAddress.parse(name) == nil else { return }  // a literal names nothing
+        for i in 0..<count { ResolvedNames.remember(name, for: addresses[i]) }
+        ProxyAddresses.learn(name: name, addresses: addresses, count: count)
+    }
+}

@@ -1,0 +1,112 @@
+"""lnp-run's own contract: program lookup, exit statuses, where it finds the preload, and the
+environment it hands on."""
+
+import os
+import shutil
+
+import pytest
+
+from conftest import json_lines, run
+
+
+def lnp_run(build, *arguments, env=None, cwd=None):
+    return run([str(build.lnp_run), *[str(a) for a in arguments]], env=env) if cwd is None else \
+        run(["sh", "-c", 'cd "$0" && exec "$@"', str(cwd), str(build.lnp_run), *[str(a) for a in arguments]], env=env)
+
+
+def test_exit_status_is_the_programs(build):
+    assert lnp_run(build, "--deny", "--", "sh", "-c", "exit 7").returncode == 7
+    assert lnp_run(build, "--allow", "--", "true").returncode == 0
+
+
+def test_program_is_looked_up_in_path(build, workdir):
+    bin_dir = workdir / "path-bin"
+    bin_dir.mkdir(exist_ok=True)
+    tool = bin_dir / "lnp-test-tool"
+    tool.write_text("#!/bin/sh\necho \"ran $LNP_PROGRAM\"\n")
+    tool.chmod(0o755)
+    env = dict(os.environ, PATH=f"{bin_dir}:/usr/bin:/bin")
+    result = lnp_run(build, "--deny", "--", "lnp-test-tool", env=env)
+    assert result.stdout.strip() == f"ran {tool}"
+
+
+@pytest.mark.parametrize("arguments,status,message", [
+    (["--deny", "--", "no-such-program-anywhere"], 127, "no-such-program-anywhere: command not found"),
+    (["--deny", "--", "/nonexistent/tool"], 127, "/nonexistent/tool: command not found"),
+    (["--", "true"], 125, "choose --allow or --deny"),
+    (["--deny"], 125, "no PROGRAM to run"),
+    (["--deny", "--errno", "EBOGUS", "--", "true"], 125, "unknown errno 'EBOGUS'"),
+    (["--deny", "--attribution", "everyone", "--", "true"], 125, "everyone"),
+    (["--bogus", "--", "true"], 125, "unknown option '--bogus'"),
+    (["--allow", "--deny", "--", "true"], 125, "--allow"),
+])
+def test_lnp_runs_own_errors(build, arguments, status, message):
+    result = lnp_run(build, *arguments)
+    assert result.returncode == status
+    assert message in result.stderr
+    assert result.stderr.startswith("lnp-run: ") or "Error:" in result.stderr or "lnp-run" in result.stderr
+
+
+def test_a_file_that_is_not_executable_exits_126(build, workdir):
+    plain = workdir / "plain-file"
+    plain.write_text("not a program\n")
+    plain.chmod(0o644)
+    result = lnp_run(build, "--deny", "--", plain)
+    assert (result.returncode, result.stderr) == (126, f"lnp-run: {plain}: not an executable file\n")
+    bad = workdir / "bad-format"
+    bad.write_bytes(b"\x00\x01garbage")
+    bad.chmod(0o755)
+    result = lnp_run(build, "--deny", "--", bad)
+    assert (result.returncode, result.stderr) == (126, f"lnp-run: cannot execute {bad}: Exec format error\n")
+
+
+def test_help(build):
+    result = lnp_run(build, "--help")
+    assert result.returncode == 0
+    for option in ["--allow", "--deny", "--errno", "--audit", "--attribution"]:
+        assert option in result.stdout
+
+
+def test_preload_is_first_in_ld_preload_once_and_others_kept(build):
+    env = dict(os.environ, LD_PRELOAD=f"/usr/lib/x86_64-linux-gnu/libc_malloc_debug.so.0:{build.liblnp}",
+               LNP_AUDIT="/tmp/stale.jsonl", LNP_POLICY="allow,1,user")
+    result = lnp_run(build, "--deny", "--", "sh", "-c", "echo $LD_PRELOAD; env | grep ^LNP_ | sort", env=env)
+    lines = result.stdout.splitlines()
+    assert lines[0] == f"{build.liblnp.resolve()}:/usr/lib/x86_64-linux-gnu/libc_malloc_debug.so.0"
+    assert lines[1:] == ["LNP_POLICY=deny,113,app", "LNP_PROGRAM=/usr/bin/sh"]
+
+
+def test_preload_is_found_beside_lnp_run_or_in_lib_lnp_never_in_the_current_directory(build, workdir):
+    beside = workdir / "beside"
+    installed = workdir / "installed"
+    bare = workdir / "bare"
+    for directory in (beside, installed / "bin", installed / "lib" / "lnp", bare):
+        directory.mkdir(parents=True, exist_ok=True)
+    shutil.copy2(build.lnp_run, beside / "lnp-run")
+    shutil.copy2(build.liblnp, beside / "liblnp.so")
+    shutil.copy2(build.lnp_run, installed / "bin" / "lnp-run")
+    shutil.copy2(build.liblnp, installed / "lib" / "lnp" / "liblnp.so")
+    shutil.copy2(build.lnp_run, bare / "lnp-run")
+    shutil.copy2(build.liblnp, workdir / "liblnp.so")  # in the current directory only
+
+    show = ["--deny", "--", "sh", "-c", "echo $LD_PRELOAD"]
+    assert run([beside / "lnp-run", *show]).stdout.strip() == str(beside / "liblnp.so")
+    assert run([installed / "bin" / "lnp-run", *show]).stdout.strip() == str(installed / "lib" / "lnp" / "liblnp.so")
+    missing = run(["sh", "-c", f'cd {workdir} && exec {bare / "lnp-run"} "$@"', "sh", *show])
+    assert missing.returncode == 125
+    assert "cannot find liblnp.so beside lnp-run or in ../lib/lnp/" in missing.stderr
+
+
+def test_options_reach_the_preload(lan, fixtures, audit):
+    result = lan.lnp_run(["--deny", "--errno", "ETIMEDOUT", "--attribution", "user", "--audit", str(audit.path)],
+                         [fixtures.probe, "connect", "tcp", "10.77.0.2", "8080"])
+    assert json_lines(result.stdout)[0]["errno"] == "ETIMEDOUT"
+    assert audit.records()[0]["attribution"] == "user"
+
+
+def test_script_names_its_interpreter_when_that_cannot_be_observed(build, fixtures, workdir):
+    script = workdir / "static-script"
+    script.write_text(f"#!{fixtures.probe_static} connect\n")
+    script.chmod(0o755)
+    result = lnp_run(build, "--deny", "--", script)
+    assert f"cannot observe {script}: its interpreter {fixtures.probe_static}: static binary" in result.stderr

@@ -1,0 +1,52 @@
+"""What liblnp.so is made of: libc alone, the API alone exported, no allocation or lazy
+initialisation reachable from the hooks. These guard the design notes' measured facts."""
+
+import re
+import subprocess
+
+from conftest import run
+
+EXPORTS = {
+    "connect", "sendto", "sendmsg", "sendmmsg", "bind", "setsockopt",
+    "getaddrinfo", "gethostbyname", "gethostbyname2", "gethostbyname_r", "gethostbyname2_r", "syscall",
+    "ne_socket_set_attribution", "ne_socket_set_domains", "ne_socket_set_website_attribution",
+}
+
+
+def test_needs_libc_alone(build):
+    needed = re.findall(r"\(NEEDED\).*\[(.*)\]", run(["readelf", "-d", build.liblnp]).stdout)
+    assert needed == ["libc.so.6"]
+
+
+def test_exports_only_the_hooks_and_the_api(build):
+    symbols = run(["nm", "-D", "--defined-only", build.liblnp]).stdout.split()
+    assert set(symbols[2::3]) == EXPORTS
+
+
+def test_imports_only_glibcs_base_symbol_version(build):
+    """Each further version node costs every wrapped process at start (docs/benchmarks.md)."""
+    versions = set(re.findall(r"@(GLIBC_[0-9.]+)", run(["nm", "-D", "--undefined-only", build.liblnp]).stdout))
+    assert versions <= {"GLIBC_2.2.5", "GLIBC_2.17"}  # the base version on x86_64 / aarch64
+
+
+def test_nothing_calls_the_allocator_or_lazy_initialisation(build):
+    """Embedded Swift brings swift_allocObject, swift_slowAlloc and swift_once; the hooks must
+    never reach them (no allocation or lock on the path). Only their own definitions may
+    refer to the allocator."""
+    listing = subprocess.run(["objdump", "-d", "--no-show-raw-insn", str(build.liblnp)], capture_output=True,
+                             text=True, check=True).stdout
+    allocating = {"swift_allocObject", "swift_slowAlloc", "swift_coroFrameAlloc", "swift_once", "malloc", "calloc",
+                  "realloc", "posix_memalign", "free"}
+    function = None
+    offenders = []
+    for line in listing.splitlines():
+        header = re.match(r"^[0-9a-f]+ <(.+)>:$", line)
+        if header:
+            function = header.group(1)
+            continue
+        call = re.search(r"\b(?:call|jmp)\s+[0-9a-f]+ <([^>@+]+)", line)
+        # The runtime's own entry points (swift_*) and PLT stubs may refer to each other.
+        if call and call.group(1) in allocating and not function.startswith(("swift_", "malloc@", "free@",
+                                                                              "posix_memalign@")):
+            offenders.append(f"{function} -> {call.group(1)}")
+    assert offenders == []
