@@ -41,7 +41,9 @@ public enum Transport: UInt8, BitwiseCopyable {
 ///      "address":"10.77.0.2","port":80,"host":null,"domains":[],"reason":"on-link 10.77.0.0/24 via eth1",
 ///      "decision":"deny","attribution":"app"}
 ///
-/// Fields that do not apply (a resolve has no socket) are null.
+/// Fields that do not apply (a resolve has no socket) are null. Variable fields have budgets
+/// (program and exe 1,024 bytes, host 300, domains 1,000 in all) that keep the whole line
+/// under `AuditLog.lineCapacity`, so it is always one valid JSON object.
 public struct AuditRecord {
     public var time: Timestamp
     public var pid: Int32
@@ -103,13 +105,19 @@ public struct AuditRecord {
         w.append("\"}")
     }
 
+    /// The domains, 1,000 bytes at most; past that, one last element `"..."` says more were cut.
     private func writeDomains(to w: inout ByteWriter) {
+        let end = w.count + 1000
         var start = 0
         var first = true
         for i in 0...domains.count where i == domains.count || domains[i] == 0 {
             if i > start {
+                if end - w.count < 16 {
+                    w.append(first ? "\"...\"" : ",\"...\"")
+                    return
+                }
                 if !first { w.append(UInt8(ascii: ",")) }
-                w.appendJSONString(UnsafeBufferPointer(rebasing: domains[start..<i]), budget: 300)
+                w.appendJSONString(UnsafeBufferPointer(rebasing: domains[start..<i]), budget: min(300, end - w.count - 8))
                 first = false
             }
             start = i + 1

@@ -79,28 +79,20 @@ public struct ByteWriter {
     /// output. Control characters are escaped and invalid UTF-8 becomes U+FFFD, so the result
     /// is always valid JSON; a string cut short by the budget ends in `...`.
     public mutating func appendJSONString(_ bytes: UnsafeBufferPointer<UInt8>, budget: Int) {
-        // `stop` is where the closing quote goes. Every character but the last must leave
-        // room for "..." before it, so a cut string can always say it was cut.
+        // `stop` is where the closing quote goes. A string that does not fit whole is cut so
+        // that it can say so: every character before the cut leaves room for "...".
         let stop = min(count + max(budget, 8), capacity) - 1
         append(UInt8(ascii: "\""))
+        let fitsWhole = Self.escapedLength(bytes) <= stop - count
         var index = 0
         while index < bytes.count {
-            let byte = bytes[index]
-            let length = byte < 0x80 ? 1 : UTF8Scalar.sequenceLength(bytes, at: index)
-            let needed: Int
-            switch byte {
-            case UInt8(ascii: "\""), UInt8(ascii: "\\"), 0x0a, 0x0d, 0x09: needed = 2
-            case 0..<0x20: needed = 6
-            case 0x20..<0x80: needed = 1
-            default: needed = length == 0 ? 6 : length
-            }
-            let isLast = index + max(length, 1) >= bytes.count
+            let (length, needed) = Self.escape(bytes, at: index)
             let room = stop - count
-            if needed > room || (!isLast && needed > room - 3) {
+            if !fitsWhole && (needed > room - 3) {
                 append("...")
                 break
             }
-            switch byte {
+            switch bytes[index] {
             case UInt8(ascii: "\""): append("\\\"")
             case UInt8(ascii: "\\"): append("\\\\")
             case 0x0a: append("\\n")
@@ -108,9 +100,9 @@ public struct ByteWriter {
             case 0x09: append("\\t")
             case 0..<0x20:
                 append("\\u00")
-                appendHexDigit(byte >> 4)
-                appendHexDigit(byte & 0xf)
-            case 0x20..<0x80: append(byte)
+                appendHexDigit(bytes[index] >> 4)
+                appendHexDigit(bytes[index] & 0xf)
+            case 0x20..<0x80: append(bytes[index])
             default:
                 if length == 0 {
                     append("\\ufffd")
@@ -126,6 +118,31 @@ public struct ByteWriter {
             base[capacity - 1] = UInt8(ascii: "\"")
             truncated = true
         }
+    }
+
+    /// The UTF-8 sequence length at `index` (0 if ill-formed) and the bytes its escape takes.
+    static func escape(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int) -> (length: Int, needed: Int) {
+        let byte = bytes[index]
+        switch byte {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"), 0x0a, 0x0d, 0x09: return (1, 2)
+        case 0..<0x20: return (1, 6)
+        case 0x20..<0x80: return (1, 1)
+        default:
+            let length = UTF8Scalar.sequenceLength(bytes, at: index)
+            return (length, length == 0 ? 6 : length)
+        }
+    }
+
+    /// The bytes `bytes` takes escaped, quotes excluded.
+    static func escapedLength(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
+        var total = 0
+        var index = 0
+        while index < bytes.count {
+            let (length, needed) = escape(bytes, at: index)
+            total += needed
+            index += max(length, 1)
+        }
+        return total
     }
 
     private mutating func appendHexDigit(_ nibble: UInt8) {

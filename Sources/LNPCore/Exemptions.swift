@@ -116,8 +116,8 @@ public enum ResolvConf {
         while lineStart < text.count && count < 16 {
             var lineEnd = lineStart
             while lineEnd < text.count && text[lineEnd] != 0x0a { lineEnd += 1 }
+            // The keyword starts the line, as the C library's resolver reads it.
             var cursor = lineStart
-            skipBlanks(text, &cursor, lineEnd)
             let keyword: StaticString = "nameserver"
             var matches = lineEnd - cursor > keyword.utf8CodeUnitCount
             if matches {

@@ -9,7 +9,9 @@ public enum ErrnoName {
     /// The value of `text`: a name such as `ECONNREFUSED` (any case) or a number.
     public static func value(of text: String) -> Int32? {
         if let number = Int32(text), number > 0, number < 4096 { return name(of: number) == nil ? nil : number }
-        let wanted = text.uppercased()
+        var wanted = text.uppercased()
+        // Names the C library gives to the same values under another name.
+        wanted = ["EWOULDBLOCK": "EAGAIN", "ENOTSUP": "EOPNOTSUPP", "EDEADLOCK": "EDEADLK"][wanted] ?? wanted
         for number in Int32(1)..<Int32(256) where name(of: number) == wanted { return number }
         return nil
     }

@@ -96,7 +96,8 @@ public struct ScriptHeader: Equatable {
 
     public static func parse(_ line: String) -> ScriptHeader? {
         guard line.hasPrefix("#!") else { return nil }
-        let words = line.dropFirst(2).split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" })
+        // Character.isWhitespace, so that "\r\n" (one Character) ends a word too.
+        let words = line.dropFirst(2).split(whereSeparator: \.isWhitespace)
         guard let first = words.first else { return nil }
         return ScriptHeader(path: String(first), arguments: words.dropFirst().map(String.init))
     }

@@ -6,7 +6,7 @@ import shutil
 
 import pytest
 
-from conftest import json_lines, run
+from conftest import ROOT, json_lines, run
 
 
 def lnp_run(build, *arguments, env=None, cwd=None):
@@ -110,3 +110,12 @@ def test_script_names_its_interpreter_when_that_cannot_be_observed(build, fixtur
     script.chmod(0o755)
     result = lnp_run(build, "--deny", "--", script)
     assert f"cannot observe {script}: its interpreter {fixtures.probe_static}: static binary" in result.stderr
+
+
+def test_go_program_is_named_and_runs(build, workdir):
+    program = workdir / "golike"
+    assert run(["gcc", "-o", program, ROOT / "Tests" / "fixtures" / "golike.c"]).returncode == 0
+    result = lnp_run(build, "--deny", "--", program)
+    assert result.stdout == "golike ran\n"
+    assert result.stderr == (f"lnp-run: warning: cannot observe {program}: Go program (it makes raw system calls, "
+                             "past the C library); running it unobserved\n")

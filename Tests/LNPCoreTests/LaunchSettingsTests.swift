@@ -1,0 +1,94 @@
+import Testing
+@testable import LNPCoreHost
+@testable import lnp_run
+
+private func settings(auditPath: String? = "/var/log/lnp.jsonl") -> LaunchSettings {
+    LaunchSettings(
+        preload: "/opt/lnp/lib/lnp/liblnp.so", program: "/usr/bin/curl", decision: "deny", errno: 113, attribution: "app",
+        auditPath: auditPath)
+}
+
+private func value(_ name: String, in environment: [String]) -> [String] {
+    environment.filter { $0.hasPrefix(name + "=") }.map { String($0.dropFirst(name.count + 1)) }
+}
+
+@Suite("LaunchSettings")
+struct LaunchSettingsTests {
+    @Test func freshEnvironment() {
+        let environment = settings().environment(from: ["PATH=/usr/bin:/bin", "HOME=/root"])
+        #expect(environment == [
+            "PATH=/usr/bin:/bin", "HOME=/root", "LD_PRELOAD=/opt/lnp/lib/lnp/liblnp.so", "LNP_POLICY=deny,113,app",
+            "LNP_PROGRAM=/usr/bin/curl", "LNP_AUDIT=/var/log/lnp.jsonl",
+        ])
+    }
+
+    @Test func noAuditNoAuditVariable() {
+        let environment = settings(auditPath: nil).environment(from: [])
+        #expect(value("LNP_AUDIT", in: environment) == [])
+        #expect(value("LNP_POLICY", in: environment) == ["deny,113,app"])
+    }
+
+    @Test func preloadComesFirstAndOthersAreKept() {
+        let environment = settings().environment(from: ["LD_PRELOAD=/usr/lib/libfoo.so:/usr/lib/libbar.so"])
+        #expect(value("LD_PRELOAD", in: environment) == ["/opt/lnp/lib/lnp/liblnp.so:/usr/lib/libfoo.so:/usr/lib/libbar.so"])
+    }
+
+    @Test func spaceSeparatedPreloadsAreKeptToo() {
+        let environment = settings().environment(from: ["LD_PRELOAD=/a/one.so /b/two.so::"])
+        #expect(value("LD_PRELOAD", in: environment) == ["/opt/lnp/lib/lnp/liblnp.so:/a/one.so:/b/two.so"])
+    }
+
+    @Test func anOlderLibLNPIsReplacedNotDuplicated() {
+        let environment = settings().environment(from: [
+            "LD_PRELOAD=/home/me/build/liblnp.so:/usr/lib/libfoo.so:liblnp.so:/opt/lnp/lib/lnp/liblnp.so",
+        ])
+        #expect(value("LD_PRELOAD", in: environment) == ["/opt/lnp/lib/lnp/liblnp.so:/usr/lib/libfoo.so"])
+    }
+
+    @Test func lookalikesAreNotRemoved() {
+        let environment = settings().environment(from: ["LD_PRELOAD=/x/notliblnp.so:/x/liblnp.so.1:/x/liblnp.so/y.so"])
+        #expect(value("LD_PRELOAD", in: environment) == ["/opt/lnp/lib/lnp/liblnp.so:/x/notliblnp.so:/x/liblnp.so.1:/x/liblnp.so/y.so"])
+    }
+
+    @Test func runningUnderItselfIsIdempotent() {
+        let once = settings().environment(from: ["PATH=/bin", "LD_PRELOAD=/usr/lib/libfoo.so"])
+        let twice = settings().environment(from: once)
+        #expect(twice == once)
+        #expect(twice.filter { $0.hasPrefix("LD_PRELOAD=") }.count == 1)
+    }
+
+    @Test func oldLNPVariablesAreReplaced() {
+        let environment = LaunchSettings(
+            preload: "/p/liblnp.so", program: "./app", decision: "allow", errno: 1, attribution: "user", auditPath: nil
+        ).environment(from: [
+            "LNP_POLICY=deny,113,app", "LNP_MODE=deny", "LNP_AUDIT=/old/audit", "LNP_PROGRAM=/old", "LNP_UNKNOWN=1",
+            "TERM=xterm", "XLNP_MODE=keep",
+        ])
+        #expect(value("LNP_POLICY", in: environment) == ["allow,1,user"])
+        #expect(value("LNP_PROGRAM", in: environment) == ["./app"])
+        #expect(value("LNP_AUDIT", in: environment) == [], "the old audit file is not inherited")
+        #expect(value("LNP_MODE", in: environment) == [])
+        #expect(value("LNP_UNKNOWN", in: environment) == [])
+        #expect(value("TERM", in: environment) == ["xterm"])
+        #expect(value("XLNP_MODE", in: environment) == ["keep"])
+        #expect(environment.filter { $0.hasPrefix("LNP_") } == ["LNP_POLICY=allow,1,user", "LNP_PROGRAM=./app"])
+    }
+
+    /// What lnp-run writes is what the preload reads (Settings.readPolicy).
+    @Test(arguments: [("deny", Int32(113), "app"), ("allow", 1, "user"), ("deny", 4095, "user"), ("allow", 111, "app")])
+    func thePreloadReadsThePolicyBack(decision: String, errno: Int32, attribution: String) throws {
+        let environment = LaunchSettings(
+            preload: "/p/liblnp.so", program: "/bin/x", decision: decision, errno: errno, attribution: attribution, auditPath: nil
+        ).environment(from: [])
+        let policy = try #require(value("LNP_POLICY", in: environment).first)
+        var read = Settings()
+        Array(policy.utf8).withUnsafeBufferPointer { read.readPolicy($0) }
+        #expect(read.decision == (decision == "allow" ? .allow : .deny))
+        #expect(read.errno == errno)
+        #expect(read.attribution == (attribution == "user" ? .user : .app))
+    }
+
+    @Test func defaultErrnoIsHostUnreachable() {
+        #expect(LaunchSettings.defaultErrno == 113)
+    }
+}
