@@ -123,15 +123,22 @@ enum RouteCache {
     static let entries = Int(LNP_ROUTE_CACHE_ENTRIES)
     static let localBit: UInt64 = 1 << 18
 
+    /// The record's sequence, if it is stable and holds `address` written during `stamp`.
     @inline(__always)
-    static func readLocal(_ record: SequencedRecord, address: IPAddress, stamp: UInt64) -> Bool? {
+    static func beginRead(_ record: SequencedRecord, address: IPAddress, stamp: UInt64) -> UInt64? {
         guard let sequence = record.beginRead() else { return nil }
         let w = record.words
         let tag = UInt64(address.family.rawValue) | (stamp + 1) << 8
         guard w.loadRelaxed(1) == address.high, w.loadRelaxed(2) == address.low, w.loadRelaxed(3) == tag else {
             return nil
         }
-        let local = w.loadRelaxed(4) & localBit != 0
+        return sequence
+    }
+
+    @inline(__always)
+    static func readLocal(_ record: SequencedRecord, address: IPAddress, stamp: UInt64) -> Bool? {
+        guard let sequence = beginRead(record, address: address, stamp: stamp) else { return nil }
+        let local = record.words.loadRelaxed(4) & localBit != 0
         return record.endRead(sequence) ? local : nil
     }
 
@@ -142,12 +149,8 @@ enum RouteCache {
 
     @inline(__always)
     static func read(_ record: SequencedRecord, address: IPAddress, stamp: UInt64) -> RouteFacts? {
-        guard let sequence = record.beginRead() else { return nil }
+        guard let sequence = beginRead(record, address: address, stamp: stamp) else { return nil }
         let w = record.words
-        let tag = UInt64(address.family.rawValue) | (stamp + 1) << 8
-        guard w.loadRelaxed(1) == address.high, w.loadRelaxed(2) == address.low, w.loadRelaxed(3) == tag else {
-            return nil
-        }
         let packed = w.loadRelaxed(4)
         let interfaceIndex = UInt32(truncatingIfNeeded: w.loadRelaxed(5))
         let prefix = address.family == .v4
