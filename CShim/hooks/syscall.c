@@ -31,13 +31,10 @@ long syscall(long number, ...) {
         denied = lnp_gate_connect((int)a, (const void *)b, (uint32_t)c);
         break;
     case SYS_sendto:
-        denied = lnp_gate_send((int)a, (const void *)e, (uint32_t)f, (int)d, 0);
+        denied = lnp_gate_sendto((int)a, (const void *)e, (uint32_t)f, (int)d);
         break;
     case SYS_sendmsg:
-        if ((unsigned long)b >= 4096) {
-            const struct msghdr *message = (const struct msghdr *)b;
-            denied = lnp_gate_send((int)a, message->msg_name, message->msg_namelen, (int)c, 1);
-        }
+        denied = lnp_gate_sendmsg((int)a, (const void *)b, (int)c);
         break;
     case SYS_sendmmsg: {
         int allowed = lnp_gate_sendmmsg((int)a, (void *)b, (unsigned)c, (int)d);

@@ -3,6 +3,8 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
+#include <time.h>
 
 int lnp_sys_interface(int fd, uint32_t index, unsigned char name[IFNAMSIZ], uint32_t *flags) {
     struct ifreq request;
@@ -22,4 +24,34 @@ void *lnp_sys_map_zeroed(size_t bytes) {
     long rc = lnp_syscall6(SYS_mmap, 0, (long)bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (rc < 0 && rc > -4096) return NULL;
     return (void *)rc;
+}
+
+int64_t lnp_sys_half_seconds_by_syscall(void) {
+    struct timespec now = {0, 0};
+    lnp_syscall6(SYS_clock_gettime, CLOCK_REALTIME, (long)&now, 0, 0, 0, 0);
+    return (int64_t)now.tv_sec * 2 + now.tv_nsec / 500000000;
+}
+
+void lnp_sys_realtime_by_syscall(int64_t *seconds, int32_t *microseconds) {
+    struct timespec now = {0, 0};
+    lnp_syscall6(SYS_clock_gettime, CLOCK_REALTIME, (long)&now, 0, 0, 0, 0);
+    *seconds = now.tv_sec;
+    *microseconds = (int32_t)(now.tv_nsec / 1000);
+}
+
+int64_t lnp_sys_raise_descriptor_limit(void) {
+    struct rlimit limit;
+    if (lnp_syscall6(SYS_prlimit64, 0, RLIMIT_NOFILE, 0, (long)&limit, 0, 0) < 0) return -1;
+    if (limit.rlim_max != RLIM_INFINITY && limit.rlim_cur >= limit.rlim_max) return -1;
+    int64_t old = (int64_t)limit.rlim_cur;
+    limit.rlim_cur += 1;
+    if (lnp_syscall6(SYS_prlimit64, 0, RLIMIT_NOFILE, (long)&limit, 0, 0, 0) < 0) return -1;
+    return old;
+}
+
+void lnp_sys_restore_descriptor_limit(int64_t soft) {
+    struct rlimit limit;
+    if (soft < 0 || lnp_syscall6(SYS_prlimit64, 0, RLIMIT_NOFILE, 0, (long)&limit, 0, 0) < 0) return;
+    limit.rlim_cur = (rlim_t)soft;
+    lnp_syscall6(SYS_prlimit64, 0, RLIMIT_NOFILE, (long)&limit, 0, 0, 0);
 }

@@ -42,9 +42,23 @@ public enum Transport: UInt8, BitwiseCopyable {
 ///      "decision":"deny","attribution":"app"}
 ///
 /// Fields that do not apply (a resolve has no socket) are null. Variable fields have budgets
-/// (program and exe 1,024 bytes, host 300, domains 1,000 in all) that keep the whole line
-/// under `AuditLog.lineCapacity`, so it is always one valid JSON object.
+/// that keep the whole line within its buffer, so it is always one valid JSON object.
 public struct AuditRecord {
+    /// How many bytes each variable field may take, JSON escapes included.
+    public struct Budgets: Sendable {
+        public var path: Int
+        public var host: Int
+        public var domains: Int
+
+        /// Program and exe 1,024 each, host 300, domains 1,000: at most 3,800 bytes in all.
+        public static var standard: Budgets { Budgets(path: 1024, host: 300, domains: 1000) }
+        /// For the rare record made with a small buffer on the stack: at most 870 bytes.
+        public static var small: Budgets { Budgets(path: 128, host: 64, domains: 128) }
+
+        /// The longest line these budgets allow; what the fixed fields take comes first.
+        public var lineCapacity: Int { 420 + 2 * path + host + domains }
+    }
+
     public var time: Timestamp
     public var pid: Int32
     public var program: UnsafeBufferPointer<UInt8>
@@ -60,6 +74,7 @@ public struct AuditRecord {
     public var scopeName: InterfaceName
     public var decision: Decision
     public var attribution: Attribution
+    public var budgets = Budgets.standard
 
     /// Writes the record as one JSON object, without the newline.
     public func write(to w: inout ByteWriter) {
@@ -68,9 +83,9 @@ public struct AuditRecord {
         w.append("\",\"pid\":")
         w.appendDecimal(Int64(pid))
         w.append(",\"program\":")
-        w.appendJSONString(program, budget: 1024)
+        w.appendJSONString(program, budget: budgets.path)
         w.append(",\"exe\":")
-        w.appendJSONString(executable, budget: 1024)
+        w.appendJSONString(executable, budget: budgets.path)
         w.append(",\"op\":\"")
         operation.write(to: &w)
         w.append("\",\"fd\":")
@@ -93,7 +108,7 @@ public struct AuditRecord {
             w.append("null,\"port\":null")
         }
         w.append(",\"host\":")
-        if host.isEmpty { w.append("null") } else { w.appendJSONString(host, budget: 300) }
+        if host.isEmpty { w.append("null") } else { w.appendJSONString(host, budget: budgets.host) }
         w.append(",\"domains\":[")
         writeDomains(to: &w)
         w.append("],\"reason\":\"")
@@ -105,9 +120,9 @@ public struct AuditRecord {
         w.append("\"}")
     }
 
-    /// The domains, 1,000 bytes at most; past that, one last element `"..."` says more were cut.
+    /// The domains, within their budget; past it, one last element `"..."` says more were cut.
     private func writeDomains(to w: inout ByteWriter) {
-        let end = w.count + 1000
+        let end = w.count + budgets.domains
         var start = 0
         var first = true
         for i in 0...domains.count where i == domains.count || domains[i] == 0 {
@@ -117,7 +132,7 @@ public struct AuditRecord {
                     return
                 }
                 if !first { w.append(UInt8(ascii: ",")) }
-                w.appendJSONString(UnsafeBufferPointer(rebasing: domains[start..<i]), budget: min(300, end - w.count - 8))
+                w.appendJSONString(UnsafeBufferPointer(rebasing: domains[start..<i]), budget: min(budgets.host, end - w.count - 8))
                 first = false
             }
             start = i + 1

@@ -65,8 +65,7 @@ func sendtoSlowPath(
 
 @inline(never)
 func sendmsgSlowPath(_ fd: Int32, _ message: UnsafeRawPointer?, _ flags: Int32) -> Int {
-    let header = MessageHeader(message)!
-    let denial = Decisions.send(fd, header.name, header.nameLength, flags, operation: .sendmsg)
+    let denial = lnpGateSendmsg(fd, message, flags)
     if denial != 0 { return lnp_fail(denial) }
     return lnp_call_sendmsg(fd, message, flags)
 }
@@ -78,7 +77,7 @@ struct MessageHeader {
 
     /// nil for a NULL or implausible pointer: the kernel answers those (EFAULT).
     @inline(__always) init?(_ message: UnsafeRawPointer?) {
-        guard let message, UInt(bitPattern: message) >= 4096 else { return nil }
+        guard let message, ProgramMemory.isPlausible(message) else { return nil }
         let header = message.assumingMemoryBound(to: msghdr.self)
         name = UnsafeRawPointer(header.pointee.msg_name)
         nameLength = header.pointee.msg_namelen
@@ -95,32 +94,41 @@ enum Decisions {
         return connectLocal(fd, endpoint)
     }
 
-    /// `sendto` and `sendmsg`. A destination on a stream socket counts only with
-    /// MSG_FASTOPEN (TCP Fast Open connects); otherwise the kernel ignores it.
+    /// `sendto`, `sendmsg` and each message of `sendmmsg`. A destination on a stream socket
+    /// counts only with MSG_FASTOPEN (TCP Fast Open connects); otherwise the kernel ignores it.
     static func send(_ fd: Int32, _ address: UnsafeRawPointer?, _ length: UInt32, _ flags: Int32, operation: Operation)
         -> Int32
     {
-        guard let endpoint = SocketEndpoint.parse(address, length: Int(length)),
+        if let endpoint = SocketEndpoint.parse(address, length: Int(length)) {
+            guard LiveClassifier.live.mayBeLocal(endpoint) else { return 0 }
+            return sendLocal(fd, endpoint, flags, operation: operation, socket: nil)
+        }
+        // A destination in AF_UNSPEC, which some sockets take as their own family.
+        guard let address, length >= 16, ProgramMemory.isPlausible(address), address.loadUnaligned(as: UInt16.self) == 0,
+            let socket = SocketKind.of(fd),
+            let endpoint = SocketEndpoint.parseUnspecified(address, length: Int(length), socket: socket),
             LiveClassifier.live.mayBeLocal(endpoint)
         else { return 0 }
-        return sendLocal(fd, endpoint, flags, operation: operation)
+        return sendLocal(fd, endpoint, flags, operation: operation, socket: socket)
     }
 
     @inline(never)
     static func connectLocal(_ fd: Int32, _ endpoint: SocketEndpoint) -> Int32 {
         guard case .local(let reason) = LiveClassifier.live.classify(endpoint),
-            let transport = SocketKind.transport(of: fd)
+            let socket = SocketKind.of(fd), socket.accepts(endpoint.sockaddrFamily)
         else { return 0 }
-        return Gate.decide(.connect, fd: fd, transport: transport, endpoint: endpoint, reason: reason)
+        return Gate.decide(.connect, fd: fd, transport: socket.transport, endpoint: endpoint, reason: reason)
     }
 
     @inline(never)
-    static func sendLocal(_ fd: Int32, _ endpoint: SocketEndpoint, _ flags: Int32, operation: Operation) -> Int32 {
+    static func sendLocal(
+        _ fd: Int32, _ endpoint: SocketEndpoint, _ flags: Int32, operation: Operation, socket known: SocketKind?
+    ) -> Int32 {
         guard case .local(let reason) = LiveClassifier.live.classify(endpoint),
-            let transport = SocketKind.transport(of: fd)
+            let socket = known ?? SocketKind.of(fd), socket.accepts(endpoint.sockaddrFamily)
         else { return 0 }
-        if transport.isStream && flags & Int32(LNP_MSG_FASTOPEN) == 0 { return 0 }
-        return Gate.decide(operation, fd: fd, transport: transport, endpoint: endpoint, reason: reason)
+        if socket.transport.isStream && flags & Int32(LNP_MSG_FASTOPEN) == 0 { return 0 }
+        return Gate.decide(operation, fd: fd, transport: socket.transport, endpoint: endpoint, reason: reason)
     }
 }
 
@@ -131,35 +139,41 @@ public func lnpGateConnect(_ fd: Int32, _ address: UnsafeRawPointer?, _ length: 
     Decisions.connect(fd, address, length)
 }
 
-@_cdecl("lnp_gate_send")
-public func lnpGateSend(_ fd: Int32, _ address: UnsafeRawPointer?, _ length: UInt32, _ flags: Int32, _ isMessage: Int32)
-    -> Int32
-{
-    Decisions.send(fd, address, length, flags, operation: isMessage != 0 ? .sendmsg : .sendto)
+@_cdecl("lnp_gate_sendto")
+public func lnpGateSendto(_ fd: Int32, _ address: UnsafeRawPointer?, _ length: UInt32, _ flags: Int32) -> Int32 {
+    Decisions.send(fd, address, length, flags, operation: .sendto)
 }
 
-/// `sendmmsg`: returns how many leading messages may go (`count` when all may), or minus
-/// the errno when the first one is denied. Messages before the first denied one are sent.
+@_cdecl("lnp_gate_sendmsg")
+public func lnpGateSendmsg(_ fd: Int32, _ message: UnsafeRawPointer?, _ flags: Int32) -> Int32 {
+    guard let header = MessageHeader(message) else { return 0 }
+    return Decisions.send(fd, header.name, header.nameLength, flags, operation: .sendmsg)
+}
+
+/// `sendmmsg`: returns how many leading messages may go, or minus the errno when the first
+/// one is denied. Messages before the first denied one are sent. The kernel sends at most
+/// UIO_MAXIOV (1024) messages a call, so "all" is at most 1024 here too.
 @_cdecl("lnp_gate_sendmmsg")
 public func lnpGateSendmmsg(_ fd: Int32, _ messages: UnsafeMutablePointer<lnp_mmsghdr>?, _ count: UInt32, _ flags: Int32)
     -> Int32
 {
-    guard let messages, UInt(bitPattern: messages) >= 4096 else { return Int32(bitPattern: count) }
-    let checked = Int(min(count, 1024))  // the kernel sends at most UIO_MAXIOV messages
+    let checked = Int(min(count, 1024))
+    guard let messages, ProgramMemory.isPlausible(messages) else { return Int32(checked) }
     for index in 0..<checked {
         let header = messages[index].msg_hdr
         let denial = Decisions.send(fd, header.msg_name, header.msg_namelen, flags, operation: .sendmmsg)
         if denial != 0 { return index == 0 ? -denial : Int32(index) }
     }
-    return Int32(bitPattern: count)
+    return Int32(checked)
 }
 
 @_cdecl("lnp_gate_bind")
 public func lnpGateBind(_ fd: Int32, _ address: UnsafeRawPointer?, _ length: UInt32) -> Int32 {
-    guard let endpoint = SocketEndpoint.parse(address, length: Int(length)) else { return 0 }
-    guard case .local(let reason) = LiveClassifier.live.classifyBind(endpoint) else { return 0 }
-    guard let transport = SocketKind.transport(of: fd) else { return 0 }
-    return Gate.decide(.bind, fd: fd, transport: transport, endpoint: endpoint, reason: reason)
+    guard let endpoint = SocketEndpoint.parse(address, length: Int(length)),
+        case .local(let reason) = LiveClassifier.live.classifyBind(endpoint),
+        let socket = SocketKind.of(fd), socket.accepts(endpoint.sockaddrFamily)
+    else { return 0 }
+    return Gate.decide(.bind, fd: fd, transport: socket.transport, endpoint: endpoint, reason: reason)
 }
 
 /// Joining a multicast group, in each of the forms setsockopt accepts.
@@ -168,8 +182,7 @@ public func lnpGateSetsockopt(_ fd: Int32, _ level: Int32, _ name: Int32, _ valu
     -> Int32
 {
     guard let group = MulticastJoin.group(level: level, name: name, value: value, length: Int(length)),
-        group.address.isMulticast
+        group.address.isMulticast, let socket = SocketKind.of(fd)
     else { return 0 }
-    guard let transport = SocketKind.transport(of: fd) else { return 0 }
-    return Gate.decide(.join, fd: fd, transport: transport, endpoint: group, reason: .multicast)
+    return Gate.decide(.join, fd: fd, transport: socket.transport, endpoint: group, reason: .multicast)
 }

@@ -1,8 +1,9 @@
 /// Whether a route, as the kernel answered it, leads onto the local network.
 public enum RouteVerdict {
-    /// The verdict the kernel's route implies.
-    public static func verdict(from facts: RouteFacts?) -> Verdict {
-        guard let facts else { return .notLocal(.lookupFailed) }
+    /// The verdict the kernel's route to `address` implies; without a route (the kernel
+    /// could not be asked), private addresses count as local.
+    public static func verdict(from facts: RouteFacts?, for address: IPAddress) -> Verdict {
+        guard let facts else { return address.isPrivate ? .local(.privateAddress) : .notLocal(.lookupFailed) }
         let answer = facts.answer
         switch answer.kind {
         case .ownAddress: return .notLocal(.ownAddress)
@@ -14,7 +15,9 @@ public enum RouteVerdict {
         if answer.hasGateway {
             return .notLocal(.viaGateway(prefix: answer.prefix, length: answer.prefixLength, interface: name))
         }
-        guard let interface = facts.interface else { return .notLocal(.lookupFailed) }
+        guard let interface = facts.interface else {
+            return address.isPrivate ? .local(.privateAddress) : .notLocal(.lookupFailed)
+        }
         if !interface.isUp { return .notLocal(.interfaceDown(interface: name)) }
         if interface.isLoopback { return .notLocal(.loopbackInterface(interface: name)) }
         if interface.isPointToPoint { return .notLocal(.pointToPoint(interface: name)) }
@@ -24,9 +27,9 @@ public enum RouteVerdict {
     }
 }
 
-/// Addresses exempt from local network privacy even when they are local.
+/// Destinations exempt from local network privacy even when they are local.
 public protocol ExemptionSource {
-    func exemption(for address: IPAddress) -> NotLocalReason?
+    func exemption(for endpoint: SocketEndpoint) -> NotLocalReason?
 }
 
 /// Apple's rule for what is on the local network, applied to one destination.
@@ -59,10 +62,10 @@ public struct Classifier<Routes: RouteSource, Exemptions: ExemptionSource> {
         } else if address.isLinkLocal {
             verdict = .local(.linkLocal(scopeID: endpoint.scopeID))
         } else {
-            verdict = RouteVerdict.verdict(from: routes.route(to: address))
+            verdict = RouteVerdict.verdict(from: routes.route(to: address), for: address)
             guard verdict.isLocal else { return verdict }
         }
-        if let exempt = exemptions.exemption(for: address) { return .notLocal(exempt) }
+        if let exempt = exemptions.exemption(for: endpoint) { return .notLocal(exempt) }
         return verdict
     }
 
@@ -75,7 +78,7 @@ public struct Classifier<Routes: RouteSource, Exemptions: ExemptionSource> {
         if address.isLoopback || address.isUnspecified || address.isLinkLocal { return .notLocal(.unicastBind) }
         let facts = routes.route(to: address)
         guard let facts, facts.answer.kind == .broadcast else { return .notLocal(.unicastBind) }
-        return RouteVerdict.verdict(from: facts)
+        return RouteVerdict.verdict(from: facts, for: address)
     }
 
     /// The hot question, answered cheaply: could an operation to `endpoint` be local? False

@@ -6,14 +6,17 @@ import LNPSys
 ///
 /// Reading the clock is a call, and a call costs a hot path its registers; so the current
 /// stamp is kept in a shared word with the CPU cycle counter's tick (CShim/sys) it was read
-/// at, and read again only when the tick has moved: most calls read no clock at all.
+/// at, and read again only when the tick has moved: most calls read no clock at all. Word:
+/// bit 63 "the tick may be read", bits 32–62 the tick, bits 0–31 the stamp.
 enum Clock {
+    static let tickUsable: UInt64 = 1 << 63
+
     /// The current stamp if the shared word still holds it; nil when the clock must be read.
     @inline(__always) static func cached() -> UInt64? {
-        let tick = lnp_sys_tick()
         let word = lnp_load_relaxed(lnp_storage_clock())
-        if tick != 0 && word >> 32 == tick & 0xffff_ffff { return word & 0xffff_ffff }
-        return nil
+        guard word & tickUsable != 0 else { return nil }
+        guard word >> 32 & 0x7fff_ffff == lnp_sys_tick() & 0x7fff_ffff else { return nil }
+        return word & 0xffff_ffff
     }
 
     static func stamp() -> UInt64 {
@@ -21,9 +24,44 @@ enum Clock {
         return read()
     }
 
+    /// Reads the tick first, then the clock: a thread delayed in between stores a stamp newer
+    /// than its tick, never an older one, so entries expire early rather than late.
     @inline(never) static func read() -> UInt64 {
-        let stamp = UInt64(truncatingIfNeeded: lnp_sys_half_seconds()) & 0xffff_ffff
-        lnp_store_relaxed(lnp_storage_clock(), (lnp_sys_tick() & 0xffff_ffff) << 32 | stamp)
+        let usable = tickMayBeRead()
+        let tick = usable ? lnp_sys_tick() : 0
+        // Where the counter faults, so does the vDSO's clock: ask the kernel instead.
+        let halfSeconds = usable || !tickIsDisabled() ? lnp_sys_half_seconds() : lnp_sys_half_seconds_by_syscall()
+        let stamp = UInt64(truncatingIfNeeded: halfSeconds) & 0xffff_ffff
+        let word = usable ? tickUsable | (tick & 0x7fff_ffff) << 32 | stamp : stamp
+        lnp_store_relaxed(lnp_storage_clock(), word)
         return stamp
+    }
+
+    /// Wall-clock time now, for a record.
+    static func now() -> Timestamp {
+        var seconds: Int64 = 0
+        var microseconds: Int32 = 0
+        if tickIsDisabled() {
+            lnp_sys_realtime_by_syscall(&seconds, &microseconds)
+        } else {
+            lnp_sys_realtime(&seconds, &microseconds)
+        }
+        return Timestamp(seconds: seconds, microseconds: microseconds)
+    }
+
+    /// There is a cycle counter, and this thread has not made reading it fault.
+    static func tickMayBeRead() -> Bool { lnp_sys_tick_available() != 0 && !tickIsDisabled() }
+
+    /// Whether this thread made the time-stamp counter fault (prctl PR_SET_TSC, x86 only):
+    /// asked of the kernel each time, since a program may do it at any moment.
+    static func tickIsDisabled() -> Bool {
+        #if arch(x86_64)
+        var mode: Int32 = 0
+        let result = withUnsafeMutablePointer(to: &mode) { pointer in
+            Sys.call(Int(LNP_SYS_PRCTL), Int(LNP_PR_GET_TSC), Int(bitPattern: pointer))
+        }
+        if case .success = result, mode != Int32(LNP_PR_TSC_ENABLE) { return true }
+        #endif
+        return false
     }
 }

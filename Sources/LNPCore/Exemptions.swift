@@ -1,13 +1,15 @@
 import LNPSys
 
 /// The exemptions Apple makes: traffic to the DNS servers the system uses, and to the proxy
-/// it is configured with, needs no local network access even when they are on-link.
+/// it is configured with, needs no local network access even when they are on-link. DNS
+/// servers are exempt for DNS (ports 53, and 853 for DNS over TLS): a router that is also
+/// the DNS server keeps its admin page gated.
 public struct LiveExemptions: ExemptionSource {
     public init() {}
 
-    public func exemption(for address: IPAddress) -> NotLocalReason? {
-        if DNSServers.contains(address) { return .dnsServer }
-        if ProxyAddresses.contains(address) { return .proxy }
+    public func exemption(for endpoint: SocketEndpoint) -> NotLocalReason? {
+        if DNSServers.isDNSPort(endpoint.port) && DNSServers.contains(endpoint.address) { return .dnsServer }
+        if ProxyAddresses.contains(endpoint.address) { return .proxy }
         return nil
     }
 }
@@ -77,6 +79,8 @@ struct AddressList {
 
 /// The DNS servers of /etc/resolv.conf, read again at most once a half second.
 enum DNSServers {
+    static func isDNSPort(_ port: UInt16) -> Bool { port == 53 || port == 853 }
+
     static func contains(_ address: IPAddress) -> Bool {
         let stamp = Clock.stamp() &+ 1
         let list = AddressList(lnp_storage_dns_servers())
@@ -88,89 +92,142 @@ enum DNSServers {
         return false
     }
 
+    /// Reads the file in small pieces (a hook may run on a small signal stack), a line at a
+    /// time; a line longer than 256 bytes is no nameserver line.
+    @inline(never)
     static func read(into servers: inout InlineArray<16, IPAddress>) -> Int {
         guard case .success(let fd) = Sys.open(StaticString("/etc/resolv.conf").utf8Start, flags: Int32(LNP_O_RDONLY))
         else { return 0 }
         defer { Sys.close(fd) }
-        var text = InlineArray<4096, UInt8>(repeating: 0)
-        return withUnsafeMutableBytes(of: &text) { raw in
-            var filled = 0
-            while filled < raw.count {
-                guard case .success(let count) = Sys.read(fd, into: UnsafeMutableRawBufferPointer(rebasing: raw[filled...])),
-                    count > 0
-                else { break }
-                filled += count
+        var chunk = InlineArray<256, UInt8>(repeating: 0)
+        var line = InlineArray<256, UInt8>(repeating: 0)
+        var lineLength = 0
+        var tooLong = false
+        var count = 0
+        func finishLine() {
+            if !tooLong && count < ResolvConf.maximumServers {
+                let address = withUnsafeBytes(of: &line) { raw in
+                    ResolvConf.nameserver(in: UnsafeBufferPointer(start: raw.baseAddress!.assumingMemoryBound(to: UInt8.self), count: lineLength))
+                }
+                if let address {
+                    servers[count] = address
+                    count += 1
+                }
             }
-            let bytes = UnsafeBufferPointer(start: raw.baseAddress!.assumingMemoryBound(to: UInt8.self), count: filled)
-            return ResolvConf.nameservers(in: bytes, into: &servers)
+            lineLength = 0
+            tooLong = false
         }
+        while count < ResolvConf.maximumServers {
+            let read = withUnsafeMutableBytes(of: &chunk) { raw -> Int in
+                guard case .success(let read) = Sys.read(fd, into: raw) else { return 0 }
+                return read
+            }
+            if read <= 0 { break }
+            for index in 0..<read {
+                let byte = chunk[index]
+                if byte == 0x0a {
+                    finishLine()
+                } else if lineLength < 256 {
+                    line[lineLength] = byte
+                    lineLength += 1
+                } else {
+                    tooLong = true
+                }
+            }
+        }
+        finishLine()
+        return count
     }
 }
 
-/// The `nameserver` lines of resolv.conf(5).
+/// The `nameserver` lines of resolv.conf(5), read as the C library's resolver reads them:
+/// the keyword starts the line, and only the first three count (MAXNS).
 public enum ResolvConf {
-    /// Fills `servers` with the addresses of the `nameserver` lines; returns how many.
+    public static let maximumServers = 3
+
+    /// The addresses of the first `nameserver` lines of `text`; returns how many.
     public static func nameservers(in text: UnsafeBufferPointer<UInt8>, into servers: inout InlineArray<16, IPAddress>) -> Int {
         var count = 0
         var lineStart = 0
-        while lineStart < text.count && count < 16 {
+        while lineStart < text.count && count < maximumServers {
             var lineEnd = lineStart
             while lineEnd < text.count && text[lineEnd] != 0x0a { lineEnd += 1 }
-            // The keyword starts the line, as the C library's resolver reads it.
-            var cursor = lineStart
-            let keyword: StaticString = "nameserver"
-            var matches = lineEnd - cursor > keyword.utf8CodeUnitCount
-            if matches {
-                for i in 0..<keyword.utf8CodeUnitCount where text[cursor + i] != keyword.utf8Start[i] { matches = false }
-            }
-            if matches {
-                cursor += keyword.utf8CodeUnitCount
-                let afterKeyword = cursor
-                skipBlanks(text, &cursor, lineEnd)
-                if cursor > afterKeyword {
-                    var end = cursor
-                    while end < lineEnd && !isBlank(text[end]) && text[end] != UInt8(ascii: "%") && text[end] != 0x0d {
-                        end += 1
-                    }
-                    let word = UnsafeBufferPointer(rebasing: text[cursor..<end])
-                    if let address = IPAddress.parse(word) {
-                        servers[count] = address.unmapped
-                        count += 1
-                    }
-                }
+            if let address = nameserver(in: UnsafeBufferPointer(rebasing: text[lineStart..<lineEnd])) {
+                servers[count] = address
+                count += 1
             }
             lineStart = lineEnd + 1
         }
         return count
     }
 
-    static func isBlank(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 }
+    /// The address of one line, if it is a `nameserver` line (a `%scope` is dropped).
+    public static func nameserver(in line: UnsafeBufferPointer<UInt8>) -> IPAddress? {
+        let keyword: StaticString = "nameserver"
+        let keywordLength = keyword.utf8CodeUnitCount
+        guard line.count > keywordLength else { return nil }
+        for i in 0..<keywordLength where line[i] != keyword.utf8Start[i] { return nil }
+        var cursor = keywordLength
+        guard isBlank(line[cursor]) else { return nil }
+        while cursor < line.count && isBlank(line[cursor]) { cursor += 1 }
+        var end = cursor
+        while end < line.count && !isBlank(line[end]) && line[end] != UInt8(ascii: "%") && line[end] != 0x0d { end += 1 }
+        return IPAddress.parse(UnsafeBufferPointer(rebasing: line[cursor..<end]))?.unmapped
+    }
 
-    static func skipBlanks(_ text: UnsafeBufferPointer<UInt8>, _ cursor: inout Int, _ end: Int) {
-        while cursor < end && isBlank(text[cursor]) { cursor += 1 }
+    static func isBlank(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 }
+}
+
+/// Proxies named in the environment when the process started: literal addresses, and the
+/// addresses a named proxy resolves to as the program resolves it (lnp never resolves names
+/// itself). Both come from the environment as lnp-run left it, so a program that sets a
+/// proxy variable later gains no exemption.
+enum ProxyAddresses {
+    static var list: AddressList { AddressList(lnp_storage_proxies()) }
+
+    static func contains(_ address: IPAddress) -> Bool { list.contains(address) ?? false }
+
+    /// At start: a proxy variable's host, an address or a name.
+    static func record(host: UnsafeBufferPointer<UInt8>) {
+        if let address = IPAddress.parse(host) {
+            list.add(address.unmapped)
+        } else {
+            ProxyNames.add(host)
+        }
+    }
+
+    /// After the program resolved `name`: if it is a proxy's name, its addresses are the proxy's.
+    static func learn(name: UnsafeBufferPointer<UInt8>, addresses: InlineArray<8, IPAddress>, count: Int) {
+        guard ProxyNames.contains(name) else { return }
+        for i in 0..<min(count, 8) { list.add(addresses[i]) }
     }
 }
 
-/// Proxies named in the environment: literal addresses at start, and the addresses a named
-/// proxy resolves to as the program resolves it (lnp never resolves names itself).
-enum ProxyAddresses {
-    static func contains(_ address: IPAddress) -> Bool { list.contains(address) ?? false }
+/// The proxy host names, written once at start (before the settings are marked ready) and
+/// only read afterwards: per name, a length word and up to 256 bytes.
+enum ProxyNames {
+    static let capacity = Int(LNP_PROXY_NAMES)
+    static let words = Int(LNP_PROXY_NAME_WORDS)
 
-    /// The list; the literal addresses of the proxy variables are added at start, as the
-    /// settings are read (`Settings.fromEnvironment`).
-    static var list: AddressList { AddressList(lnp_storage_proxies()) }
-
-    /// Called after the program resolved `name`: if a proxy variable names that host, the
-    /// addresses it resolved to are the proxy's.
-    static func learn(name: UnsafeBufferPointer<UInt8>, addresses: InlineArray<8, IPAddress>, count: Int) {
-        var isProxy = false
-        Environment.forEachEntry { entry in
-            if let value = Environment.proxyValue(entry), Bytes.equalIgnoringCase(ProxyURL.host(in: value), name) {
-                isProxy = true
-            }
+    static func add(_ name: UnsafeBufferPointer<UInt8>) {
+        guard !name.isEmpty, name.count <= (words - 1) * 8, !contains(name) else { return }
+        let storage = lnp_storage_proxy_names()!
+        for slot in 0..<capacity where storage[slot * words] == 0 {
+            let bytes = UnsafeMutableRawPointer(storage + slot * words + 1).assumingMemoryBound(to: UInt8.self)
+            for i in 0..<name.count { bytes[i] = name[i] }
+            storage[slot * words] = UInt64(name.count)
+            return
         }
-        guard isProxy else { return }
-        for i in 0..<min(count, 8) { list.add(addresses[i]) }
+    }
+
+    static func contains(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
+        let storage = lnp_storage_proxy_names()!
+        for slot in 0..<capacity {
+            let length = Int(storage[slot * words])
+            let bytes = UnsafeRawPointer(storage + slot * words + 1).assumingMemoryBound(to: UInt8.self)
+            if length > 0 && Bytes.equalIgnoringCase(UnsafeBufferPointer(start: bytes, count: length), name) { return true }
+        }
+        return false
     }
 }
 

@@ -31,66 +31,82 @@ enum Gate {
         return settings.decision == .allow ? 0 : settings.errno
     }
 
+    /// Records the operation, in a static buffer if one is free, else on the stack.
+    @inline(never)
     private static func record(
         _ operation: Operation, fd: Int32?, transport: Transport?, endpoint: SocketEndpoint?,
         name: UnsafeBufferPointer<UInt8>, reason: LocalReason, decision: Decision, attribution: Attribution,
         domains: DomainReference, settings: Settings, path: UnsafePointer<UInt8>
     ) {
-        var seconds: Int64 = 0
-        var microseconds: Int32 = 0
-        lnp_sys_realtime(&seconds, &microseconds)
-        var executable = InlineArray<1024, UInt8>(repeating: 0)
-        var domainBytes = InlineArray<1008, UInt8>(repeating: 0)
-        var resolved = InlineArray<256, UInt8>(repeating: 0)
-        withUnsafeMutableBytes(of: &executable) { executableRaw in
-            withUnsafeMutableBytes(of: &domainBytes) { domainRaw in
-                withUnsafeMutableBytes(of: &resolved) { resolvedRaw in
-                    let executableLength: Int
-                    if case .success(let count) = Sys.readlink("/proc/self/exe", into: executableRaw) {
-                        executableLength = count
-                    } else {
-                        executableLength = 0
-                    }
-                    let domainLength = DomainStore.load(domains, into: domainRaw)?.length ?? 0
-                    let domainList = UnsafeBufferPointer(
-                        start: domainRaw.baseAddress!.assumingMemoryBound(to: UInt8.self), count: domainLength)
-                    // The host: the name resolved, else the first domain the program gave,
-                    // else the name the program last resolved to this address.
-                    var host = name
-                    if host.isEmpty && domainLength > 0 {
-                        host = UnsafeBufferPointer(start: domainList.baseAddress, count: CString.length(domainList.baseAddress!, limit: domainLength))
-                    }
-                    if host.isEmpty, let endpoint {
-                        let length = ResolvedNames.name(for: endpoint.address, into: resolvedRaw)
-                        host = UnsafeBufferPointer(start: resolvedRaw.baseAddress!.assumingMemoryBound(to: UInt8.self), count: length)
-                    }
-                    var scopeName = InterfaceName()
-                    if case .linkLocal(let scope) = reason, scope != 0 {
-                        scopeName = InterfaceLookup.name(of: scope)
-                    }
-                    let record = AuditRecord(
-                        time: Timestamp(seconds: seconds, microseconds: microseconds), pid: Sys.getpid(),
-                        program: settings.program,
-                        executable: UnsafeBufferPointer(
-                            start: executableRaw.baseAddress!.assumingMemoryBound(to: UInt8.self), count: executableLength),
-                        operation: operation, fd: fd, transport: transport, endpoint: endpoint, host: host,
-                        domains: domainList, reason: reason, scopeName: scopeName, decision: decision,
-                        attribution: attribution)
-                    AuditLog.append(record, to: path)
-                }
-            }
+        var record = AuditRecord(
+            time: Timestamp(seconds: 0, microseconds: 0), pid: Sys.getpid(), program: settings.program,
+            executable: UnsafeBufferPointer(start: nil, count: 0), operation: operation, fd: fd, transport: transport,
+            endpoint: endpoint, host: name, domains: UnsafeBufferPointer(start: nil, count: 0), reason: reason,
+            scopeName: InterfaceName(), decision: decision, attribution: attribution)
+        if let buffer = RecordBuffers.claim() {
+            defer { RecordBuffers.release(buffer) }
+            record.budgets = .standard
+            complete(&record, domains: domains, path: path,
+                     in: RecordBuffers.Regions(RecordBuffers.memory(buffer), budgets: .standard))
+        } else {
+            recordOnStack(&record, domains: domains, path: path)
         }
+    }
+
+    @inline(never)
+    private static func recordOnStack(_ record: inout AuditRecord, domains: DomainReference, path: UnsafePointer<UInt8>) {
+        var memory = InlineArray<1400, UInt8>(repeating: 0)
+        withUnsafeMutableBytes(of: &memory) { raw in
+            record.budgets = .small
+            complete(&record, domains: domains, path: path, in: RecordBuffers.Regions(raw, budgets: .small))
+        }
+    }
+
+    /// Fills in what takes reading (time, exe, domains, names) and appends the line.
+    private static func complete(
+        _ record: inout AuditRecord, domains: DomainReference, path: UnsafePointer<UInt8>, in regions: RecordBuffers.Regions
+    ) {
+        record.time = Clock.now()
+        if case .success(let count) = Sys.readlink("/proc/self/exe", into: regions.executable) {
+            record.executable = UnsafeBufferPointer(start: regions.executable.baseAddress!.assumingMemoryBound(to: UInt8.self), count: count)
+        }
+        let domainLength = DomainStore.load(domains, into: regions.domains)?.length ?? 0
+        let domainList = UnsafeBufferPointer(start: regions.domains.baseAddress!.assumingMemoryBound(to: UInt8.self), count: domainLength)
+        record.domains = domainList
+        // The host: the name resolved, else the first domain the program gave, else the name
+        // the program last resolved to this address.
+        if record.host.isEmpty && domainLength > 0 {
+            record.host = UnsafeBufferPointer(start: domainList.baseAddress, count: CString.length(domainList.baseAddress!, limit: domainLength))
+        }
+        if record.host.isEmpty, let endpoint = record.endpoint {
+            let length = ResolvedNames.name(for: endpoint.address, into: regions.name)
+            record.host = UnsafeBufferPointer(start: regions.name.baseAddress!.assumingMemoryBound(to: UInt8.self), count: length)
+        }
+        if case .linkLocal(let scope) = record.reason, scope != 0 {
+            record.scopeName = InterfaceLookup.name(of: scope)
+        }
+        AuditLog.append(record, to: path, line: regions.line)
     }
 }
 
-/// A socket's transport, asked of the kernel.
-enum SocketKind {
+/// A socket as the kernel describes it: its family (SO_DOMAIN) and transport (SO_TYPE,
+/// SO_PROTOCOL).
+struct SocketKind {
+    var domain: Int32
+    var transport: Transport
+
     /// nil when `fd` is not a socket: the caller then leaves the call to the kernel, which
     /// answers with its own ENOTSOCK or EBADF.
-    static func transport(of fd: Int32) -> Transport? {
+    static func of(_ fd: Int32) -> SocketKind? {
         guard case .success(let type) = Sys.socketOption(fd, Int32(LNP_SO_TYPE)) else { return nil }
         let proto: Int32
         if case .success(let value) = Sys.socketOption(fd, Int32(LNP_SO_PROTOCOL)) { proto = value } else { proto = 0 }
+        let domain: Int32
+        if case .success(let value) = Sys.socketOption(fd, Int32(LNP_SO_DOMAIN)) { domain = value } else { domain = 0 }
+        return SocketKind(domain: domain, transport: transport(type: type, protocol: proto))
+    }
+
+    static func transport(type: Int32, protocol proto: Int32) -> Transport {
         switch type {
         case Int32(LNP_SOCK_STREAM):
             if proto == Int32(LNP_IPPROTO_MPTCP) { return .mptcp }
@@ -105,15 +121,26 @@ enum SocketKind {
         default: return .other
         }
     }
+
+    /// Whether the kernel will take a destination written in `sockaddrFamily` on this socket
+    /// at all. When it will not, lnp stays out of the way so the program gets the kernel's
+    /// own error (EAFNOSUPPORT, EINVAL), not a denial.
+    func accepts(_ sockaddrFamily: UInt16) -> Bool {
+        switch (domain, Int32(sockaddrFamily)) {
+        case (Int32(LNP_AF_INET), Int32(LNP_AF_INET)), (Int32(LNP_AF_INET6), Int32(LNP_AF_INET6)): return true
+        // IPv4 destinations on a dual-stack UDP socket.
+        case (Int32(LNP_AF_INET6), Int32(LNP_AF_INET)): return transport == .udp || transport == .udplite
+        // AF_UNSPEC destinations come from `SocketEndpoint.parseUnspecified`, already checked.
+        case (_, 0): return true
+        default: return false
+        }
+    }
 }
 
 /// Interface names by index, for a link-local destination's scope.
 enum InterfaceLookup {
     static func name(of index: UInt32) -> InterfaceName {
-        guard case .success(let opened) = Sys.call(
-            Int(LNP_SYS_SOCKET), Int(LNP_AF_NETLINK), Int(LNP_SOCK_RAW | LNP_SOCK_CLOEXEC), Int(LNP_NETLINK_ROUTE))
-        else { return InterfaceName() }
-        let socket = Int32(truncatingIfNeeded: opened)
+        guard case .success(let socket) = NetlinkSocket.open() else { return InterfaceName() }
         defer { Sys.close(socket) }
         return InterfaceFacts.read(index: index, through: socket)?.name ?? InterfaceName()
     }

@@ -11,11 +11,12 @@ enum HotPath {
     @inline(__always)
     static func certainlyNotLocal(_ address: UnsafeRawPointer?, _ length: UInt32) -> Bool {
         // Nothing the kernel will accept as an IPv4/IPv6 destination: it answers.
-        guard let address, UInt(bitPattern: address) >= 4096, length >= 16 else { return true }
+        guard let address, ProgramMemory.isPlausible(address), length >= 16, length <= 128 else { return true }
         let family = address.loadUnaligned(as: UInt16.self)
         if family == UInt16(LNP_AF_INET) {
             return certainlyNotLocal(v4: UInt32(bigEndian: address.loadUnaligned(fromByteOffset: 4, as: UInt32.self)))
         }
+        if family == 0 { return false }  // AF_UNSPEC, which some sockets take as theirs: see the slow path
         guard family == UInt16(LNP_AF_INET6), length >= 24 else { return true }
         let high = UInt64(bigEndian: address.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
         let low = UInt64(bigEndian: address.loadUnaligned(fromByteOffset: 16, as: UInt64.self))
@@ -38,13 +39,12 @@ enum HotPath {
     /// The route cache's answer for an address, if it has one for the current stamp.
     @inline(__always)
     static func cachedNotLocal(high: UInt64, low: UInt64, family: UInt64) -> Bool {
-        let clock = lnp_load_relaxed(lnp_storage_clock())
-        guard clock >> 32 == lnp_sys_tick() & 0xffff_ffff else { return false }
+        guard let stamp = Clock.cached() else { return false }
         let hash = (high ^ low ^ family) &* 0x9E37_79B9_7F4A_7C15
         let record = lnp_storage_route_cache() + Int(truncatingIfNeeded: hash >> 56) * RouteCache.words
         let sequence = lnp_load_acquire(record)
         guard sequence & 1 == 0, lnp_load_relaxed(record + 1) == high, lnp_load_relaxed(record + 2) == low,
-            lnp_load_relaxed(record + 3) == family | ((clock & 0xffff_ffff) + 1) << 8
+            lnp_load_relaxed(record + 3) == family | (stamp + 1) << 8
         else { return false }
         let packed = lnp_load_relaxed(record + 4)
         lnp_fence_acquire()

@@ -26,7 +26,7 @@ public protocol RouteSource {
 
 extension RouteSource {
     public func isLocalRoute(to address: IPAddress) -> Bool {
-        RouteVerdict.verdict(from: route(to: address)).isLocal
+        RouteVerdict.verdict(from: route(to: address), for: address).isLocal
     }
 
     public func cachedIsLocalRoute(to address: IPAddress) -> Bool? { nil }
@@ -65,19 +65,16 @@ public struct KernelRoutes: RouteSource {
 
     @inline(never)
     static func learn(_ address: IPAddress, record: SequencedRecord, stamp: UInt64) -> Bool {
-        guard let facts = KernelRoutes.ask(address) else { return false }
+        guard let facts = KernelRoutes.ask(address) else { return address.isPrivate }  // not cached: ask again
         RouteCache.write(record, address: address, stamp: stamp, facts: facts)
-        return RouteVerdict.verdict(from: facts).isLocal
+        return RouteVerdict.verdict(from: facts, for: address).isLocal
     }
 
     /// One question to the kernel, through a netlink socket that lives for this call only
     /// (the library keeps no descriptor in the program's descriptor space).
     @inline(never)
     public static func ask(_ address: IPAddress) -> RouteFacts? {
-        guard case .success(let opened) = Sys.call(
-            Int(LNP_SYS_SOCKET), Int(LNP_AF_NETLINK), Int(LNP_SOCK_RAW | LNP_SOCK_CLOEXEC), Int(LNP_NETLINK_ROUTE))
-        else { return nil }
-        let socket = Int32(truncatingIfNeeded: opened)
+        guard case .success(let socket) = NetlinkSocket.open() else { return nil }
         defer { Sys.close(socket) }
 
         let sequence = UInt32(truncatingIfNeeded: lnp_fetch_add(lnp_storage_counters(), 1) &+ 1)
@@ -111,6 +108,16 @@ public struct KernelRoutes: RouteSource {
         guard let answer else { return nil }
         let interface = answer.outputInterface == 0 ? nil : InterfaceFacts.read(index: answer.outputInterface, through: socket)
         return RouteFacts(answer: answer, interface: interface)
+    }
+}
+
+/// A netlink socket for one question to the kernel.
+enum NetlinkSocket {
+    static func open() -> Result<Int32, Errno> {
+        Sys.openingPastTheLimit {
+            Sys.call(Int(LNP_SYS_SOCKET), Int(LNP_AF_NETLINK), Int(LNP_SOCK_RAW | LNP_SOCK_CLOEXEC), Int(LNP_NETLINK_ROUTE))
+                .map { Int32(truncatingIfNeeded: $0) }
+        }
     }
 }
 
@@ -175,7 +182,7 @@ enum RouteCache {
         var packed = UInt64(answer.kind.rawValue) | UInt64(answer.prefixLength) << 8
         if answer.hasGateway { packed |= 1 << 16 }
         if let interface = facts.interface { packed |= 1 << 17 | UInt64(interface.flags) << 32 }
-        if RouteVerdict.verdict(from: facts).isLocal { packed |= localBit }
+        if RouteVerdict.verdict(from: facts, for: address).isLocal { packed |= localBit }
         w.storeRelaxed(1, address.high)
         w.storeRelaxed(2, address.low)
         w.storeRelaxed(3, UInt64(address.family.rawValue) | (stamp + 1) << 8)

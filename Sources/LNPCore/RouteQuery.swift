@@ -114,13 +114,44 @@ enum RouteQuery {
                 }
             case Int(LNP_RTA_OIF):
                 if payload == 4 { answer.outputInterface = base.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self) }
-            case Int(LNP_RTA_GATEWAY), Int(LNP_RTA_VIA), Int(LNP_RTA_MULTIPATH):
+            case Int(LNP_RTA_GATEWAY), Int(LNP_RTA_VIA):
                 answer.hasGateway = true
+            case Int(LNP_RTA_MULTIPATH):
+                // Several next hops: if one reaches the destination directly, the route is
+                // taken as on-link through that hop's interface (the cautious reading).
+                if let hop = firstOnLinkHop(UnsafeRawBufferPointer(start: base + offset + 4, count: payload)) {
+                    answer.outputInterface = hop
+                } else {
+                    answer.hasGateway = true
+                }
             default:
                 break
             }
             offset += (length + 3) & ~3
         }
         return answer
+    }
+
+    /// The interface of the first `struct rtnexthop` that has no gateway, if any.
+    static func firstOnLinkHop(_ hops: UnsafeRawBufferPointer) -> UInt32? {
+        let base = hops.baseAddress!
+        var offset = 0
+        while offset + 8 <= hops.count {
+            let length = Int(base.loadUnaligned(fromByteOffset: offset, as: UInt16.self))
+            guard length >= 8, offset + length <= hops.count else { return nil }
+            let interface = base.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self)
+            var hasGateway = false
+            var attribute = offset + 8
+            while attribute + 4 <= offset + length {
+                let attributeLength = Int(base.loadUnaligned(fromByteOffset: attribute, as: UInt16.self))
+                let type = Int(base.loadUnaligned(fromByteOffset: attribute + 2, as: UInt16.self)) & 0x3fff
+                guard attributeLength >= 4, attribute + attributeLength <= offset + length else { break }
+                if type == Int(LNP_RTA_GATEWAY) || type == Int(LNP_RTA_VIA) { hasGateway = true }
+                attribute += (attributeLength + 3) & ~3
+            }
+            if !hasGateway && interface != 0 { return interface }
+            offset += (length + 3) & ~3
+        }
+        return nil
     }
 }

@@ -31,18 +31,16 @@ public struct Settings {
     public var auditPath: UnsafePointer<UInt8>? = nil
     public var program = UnsafeBufferPointer<UInt8>(start: nil, count: 0)
 
-    /// Parses the environment in place (the paths point into it). With `proxies`, also
-    /// records the proxy variables' literal addresses, in the same pass: every process of a
-    /// wrapped tree pays for this walk at start.
-    static func fromEnvironment(recordingProxiesIn proxies: AddressList? = nil) -> Settings {
+    /// Parses the environment in place (the paths point into it). With `recordingProxies`,
+    /// also records the proxy variables' hosts, in the same pass: every process of a wrapped
+    /// tree pays for this walk at start.
+    static func fromEnvironment(recordingProxies: Bool = false) -> Settings {
         var settings = Settings()
         Environment.forEachEntry { entry in
             if Environment.mayBeLNP(entry) {
                 settings.read(entry)
-            } else if let proxies, let value = Environment.proxyValue(entry),
-                let address = IPAddress.parse(ProxyURL.host(in: value))
-            {
-                proxies.add(address.unmapped)
+            } else if recordingProxies, let value = Environment.proxyValue(entry) {
+                ProxyAddresses.record(host: ProxyURL.host(in: value))
             }
         }
         return settings
@@ -106,7 +104,7 @@ enum SettingsStore {
         guard words.compareExchange(0, expected: unread, desired: reading) else {
             return words.load(0) == ready ? decode(words) : Settings.fromEnvironment()
         }
-        let parsed = Settings.fromEnvironment(recordingProxiesIn: ProxyAddresses.list)
+        let parsed = Settings.fromEnvironment(recordingProxies: true)
         var auditLength = 0
         if let path = parsed.auditPath {
             auditLength = CString.length(path, limit: Int(LNP_PATH_CAPACITY) - 1)

@@ -5,21 +5,25 @@ public struct SocketEndpoint: Equatable, BitwiseCopyable {
     public var address: IPAddress
     public var port: UInt16
     public var scopeID: UInt32
+    /// The family the program wrote in its sockaddr (an IPv4-mapped IPv6 address is an IPv4
+    /// `address` from an AF_INET6 sockaddr), to tell what the kernel will make of it.
+    public var sockaddrFamily: UInt16
 
-    public init(address: IPAddress, port: UInt16 = 0, scopeID: UInt32 = 0) {
+    public init(address: IPAddress, port: UInt16 = 0, scopeID: UInt32 = 0, sockaddrFamily: UInt16? = nil) {
         self.address = address
         self.port = port
         self.scopeID = scopeID
+        self.sockaddrFamily = sockaddrFamily ?? UInt16(address.family == .v4 ? LNP_AF_INET : LNP_AF_INET6)
     }
 
     /// Reads a `sockaddr` the program passed. Returns nil for everything the core leaves to
-    /// the kernel untouched: a NULL or implausible pointer, a length too short for the family
-    /// (the kernel answers those with its own EFAULT or EINVAL), and families other than
-    /// IPv4 and IPv6, AF_UNSPEC included. The address comes back unmapped.
+    /// the kernel untouched: a pointer that cannot be user memory, a length too short for the
+    /// family or longer than any sockaddr (the kernel answers those with its own EFAULT or
+    /// EINVAL), and families other than IPv4 and IPv6, AF_UNSPEC included (see
+    /// `parseUnspecified`). The address comes back unmapped unless asked otherwise.
     @inline(__always)
-    public static func parse(_ pointer: UnsafeRawPointer?, length: Int) -> SocketEndpoint? {
-        // The zero page is never mapped: an address there is a bug the kernel reports as EFAULT.
-        guard let pointer, UInt(bitPattern: pointer) >= 4096, length >= 2 else { return nil }
+    public static func parse(_ pointer: UnsafeRawPointer?, length: Int, unmapping: Bool = true) -> SocketEndpoint? {
+        guard let pointer, ProgramMemory.isPlausible(pointer), length >= 2, length <= 128 else { return nil }
         let family = pointer.loadUnaligned(as: UInt16.self)
         if family == UInt16(LNP_AF_INET) {
             guard length >= 16 else { return nil }
@@ -30,11 +34,50 @@ public struct SocketEndpoint: Equatable, BitwiseCopyable {
         if family == UInt16(LNP_AF_INET6) {
             guard length >= 24 else { return nil }  // SIN6_LEN_RFC2133: the scope is optional
             let scope = length >= 28 ? pointer.loadUnaligned(fromByteOffset: 24, as: UInt32.self) : 0
+            let address = IPAddress(v6Bytes: pointer + 8)
             return SocketEndpoint(
-                address: IPAddress(v6Bytes: pointer + 8).unmapped,
+                address: unmapping ? address.unmapped : address,
                 port: UInt16(bigEndian: pointer.loadUnaligned(fromByteOffset: 2, as: UInt16.self)),
-                scopeID: scope)
+                scopeID: scope, sockaddrFamily: family)
         }
         return nil
+    }
+
+    /// A destination whose family is AF_UNSPEC (0): the kernel reads it as IPv4 for UDP,
+    /// UDP-Lite and raw IPv4 sockets, and as IPv6 for raw IPv6 sockets. A zeroed sockaddr
+    /// with only the address and port filled in is a common mistake, so it is gated too.
+    static func parseUnspecified(_ pointer: UnsafeRawPointer, length: Int, socket: SocketKind) -> SocketEndpoint? {
+        guard ProgramMemory.isPlausible(pointer), length <= 128, pointer.loadUnaligned(as: UInt16.self) == 0 else {
+            return nil
+        }
+        let port = UInt16(bigEndian: pointer.loadUnaligned(fromByteOffset: 2, as: UInt16.self))
+        if socket.domain == Int32(LNP_AF_INET) && length >= 16
+            && (socket.transport == .udp || socket.transport == .udplite || socket.transport == .raw)
+        {
+            return SocketEndpoint(address: IPAddress(v4Bytes: pointer + 4), port: port, sockaddrFamily: 0)
+        }
+        if socket.domain == Int32(LNP_AF_INET6) && length >= 24 && socket.transport == .raw {
+            let scope = length >= 28 ? pointer.loadUnaligned(fromByteOffset: 24, as: UInt32.self) : 0
+            return SocketEndpoint(address: IPAddress(v6Bytes: pointer + 8), port: port, scopeID: scope, sockaddrFamily: 0)
+        }
+        return nil
+    }
+}
+
+/// Memory the program passed to a hook. The kernel never faults on a bad pointer (it answers
+/// EFAULT), so a hook must not either: a pointer that cannot be user memory goes to the
+/// kernel unread. (A pointer into an unmapped page of the user range is read; telling those
+/// apart would take a system call, see README's limits.)
+enum ProgramMemory {
+    @inline(__always) static func isPlausible(_ pointer: UnsafeRawPointer) -> Bool {
+        let address = UInt(bitPattern: pointer)
+        // Not the zero page, and not above any user address space: x86-64 user addresses
+        // end below 2^56 even with 5-level paging, arm64's below 2^52 (its top byte may
+        // carry a tag, which the kernel ignores).
+        #if arch(arm64)
+        return address >= 4096 && address & 0x00f0_0000_0000_0000 == 0
+        #else
+        return address >= 4096 && address >> 56 == 0
+        #endif
     }
 }

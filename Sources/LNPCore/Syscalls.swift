@@ -18,6 +18,17 @@ enum Sys {
         return .success(result)
     }
 
+    /// Opens a descriptor with `open`; in a process at its descriptor limit, with the limit
+    /// raised by one for the moment of the call (the core's descriptors live for one call).
+    static func openingPastTheLimit(_ open: () -> Result<Int32, Errno>) -> Result<Int32, Errno> {
+        let result = open()
+        guard case .failure(let error) = result, error.rawValue == Int32(LNP_EMFILE) else { return result }
+        let previous = lnp_sys_raise_descriptor_limit()
+        guard previous >= 0 else { return result }
+        defer { lnp_sys_restore_descriptor_limit(previous) }
+        return open()
+    }
+
     static func getpid() -> Int32 {
         Int32(truncatingIfNeeded: lnp_syscall6(Int(LNP_SYS_GETPID), 0, 0, 0, 0, 0, 0))
     }

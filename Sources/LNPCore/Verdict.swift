@@ -12,6 +12,9 @@ public enum LocalReason: Equatable, BitwiseCopyable {
     case subnetBroadcast(interface: InterfaceName)
     /// A name ending in `.local`, resolved by multicast DNS.
     case localName
+    /// A private address whose route could not be learned (the kernel could not be asked):
+    /// taken as local, so that lnp fails closed.
+    case privateAddress
 }
 
 /// Why an operation does not reach the local network.
@@ -71,6 +74,7 @@ extension LocalReason {
             writer.append("subnet broadcast via ")
             interface.write(to: &writer)
         case .localName: writer.append(".local name")
+        case .privateAddress: writer.append("private address (its route could not be learned)")
         }
     }
 }
@@ -106,7 +110,7 @@ extension NotLocalReason {
             interface.write(to: &writer)
             writer.append(" is down")
         case .noRoute: writer.append("no route")
-        case .lookupFailed: writer.append("route lookup failed")
+        case .lookupFailed: writer.append("route lookup failed (not a private address)")
         case .dnsServer: writer.append("DNS server named in /etc/resolv.conf (exempt)")
         case .proxy: writer.append("proxy named in the environment (exempt)")
         case .notLocalName: writer.append("not a .local name")

@@ -34,6 +34,24 @@ public struct ELFFile: Equatable {
     public var sectionNames: [String]
     public var hasGoBuildID: Bool
 
+    /// What the file was built for, as people name it: "x86-64", "32-bit x86", "AArch64", ….
+    public var architecture: String {
+        let name: String
+        switch machine {
+        case 3: name = "x86"
+        case 62: name = "x86-64"
+        case 40: name = "ARM"
+        case 183: name = "AArch64"
+        case 243: name = "RISC-V"
+        case 8: name = "MIPS"
+        case 20, 21: name = "PowerPC"
+        case 22: name = "S/390"
+        default: name = "machine \(machine)"
+        }
+        let width = is64Bit ? "64-bit" : "32-bit"
+        return machine == 62 || machine == 183 ? name : "\(width) \(name)"
+    }
+
     /// LD_PRELOAD takes effect only through the dynamic loader.
     public var isStatic: Bool { interpreter == nil }
 

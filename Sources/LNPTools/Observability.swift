@@ -14,6 +14,7 @@ public struct Observability: Equatable {
         case setgid(group: UInt32)
         case fileCapabilities
         case goProgram
+        case otherArchitecture(program: String, preload: String)
         case interpreter(String, Obstacle)
 
         public var description: String {
@@ -23,6 +24,8 @@ public struct Observability: Equatable {
             case .setgid(let group): return "setgid (runs as gid \(group); the loader ignores LD_PRELOAD)"
             case .fileCapabilities: return "file capabilities (the loader ignores LD_PRELOAD)"
             case .goProgram: return "Go program (it makes raw system calls, past the C library)"
+            case .otherArchitecture(let program, let preload):
+                return "a \(program) program (liblnp.so is \(preload); the loader will not preload it)"
             case .interpreter(let path, let obstacle): return "its interpreter \(path): \(obstacle)"
             }
         }
@@ -36,8 +39,11 @@ public struct Observability: Equatable {
 
     /// Examines `path` (absolute). `effectiveUID`/`effectiveGID` are those the program
     /// would start with: a setuid bit changes nothing when the owner is already the user.
+    /// `preload` is liblnp.so's ELF file: a program built for another architecture (a 32-bit
+    /// one, say) cannot load it.
     public static func examine(
-        _ path: String, effectiveUID: UInt32 = geteuid(), effectiveGID: UInt32 = getegid(), depth: Int = 0
+        _ path: String, preload: ELFFile? = nil, effectiveUID: UInt32 = geteuid(), effectiveGID: UInt32 = getegid(),
+        depth: Int = 0
     ) -> Observability {
         var obstacles: [Obstacle] = []
         var info = stat()
@@ -48,13 +54,18 @@ public struct Observability: Equatable {
 
         if let interpreter = ScriptHeader.interpreter(of: path) {
             if depth < 2, let program = interpreter.program {
-                for obstacle in examine(program, effectiveUID: effectiveUID, effectiveGID: effectiveGID, depth: depth + 1).obstacles {
+                for obstacle in examine(
+                    program, preload: preload, effectiveUID: effectiveUID, effectiveGID: effectiveGID, depth: depth + 1
+                ).obstacles {
                     obstacles.append(.interpreter(program, obstacle))
                 }
             }
         } else if let elf = try? ELFFile.read(path: path) {
             if elf.isStatic { obstacles.append(.staticBinary) }
             if elf.isGo { obstacles.append(.goProgram) }
+            if let preload, !elf.isStatic, elf.architecture != preload.architecture {
+                obstacles.append(.otherArchitecture(program: elf.architecture, preload: preload.architecture))
+            }
         }
         return Observability(obstacles: obstacles)
     }

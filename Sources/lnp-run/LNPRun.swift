@@ -102,9 +102,15 @@ struct LNPRun: ParsableCommand {
         guard let preload = PreloadLocator.locate() else {
             throw Failure("cannot find \(PreloadLocator.fileName) beside lnp-run or in ../lib/lnp/")
         }
+        // The loader splits LD_PRELOAD at spaces and colons, with no way to escape them: such
+        // a path would leave the program silently unobserved.
+        if preload.contains(" ") || preload.contains(":") {
+            throw Failure("\(preload) cannot be preloaded: LD_PRELOAD cannot carry a path with a space or a colon; "
+                + "install lnp elsewhere (scripts/install PREFIX)")
+        }
         let auditPath = try audit.map { path throws(Failure) in try AuditFile.prepare(path) }
 
-        let observability = Observability.examine(program)
+        let observability = Observability.examine(program, preload: try? ELFFile.read(path: preload))
         if !observability.isObservable {
             Diagnostics.warning("cannot observe \(program): \(observability.summary); running it unobserved")
         }

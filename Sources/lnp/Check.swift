@@ -16,6 +16,10 @@ struct Check: ParsableCommand {
     @Flag(help: "Print a JSON array instead of a table.")
     var json = false
 
+    @Option(help: ArgumentHelp(
+        "The destination port (a DNS server is exempt only for DNS: ports 53 and 853).", valueName: "PORT"))
+    var port: UInt16 = 0
+
     @Argument(help: ArgumentHelp("The addresses or .local names to check.", valueName: "ADDRESS"))
     var targets: [String] = []
 
@@ -40,7 +44,8 @@ struct Check: ParsableCommand {
             switch try! CheckTarget.parse(target).get() {
             case .localName(let name):
                 return Answer(target: name, address: nil, local: true, reason: VerdictText.reason(.local(.localName)))
-            case .address(let endpoint, let text):
+            case .address(var endpoint, let text):
+                endpoint.port = port
                 let verdict = classifier.classify(endpoint)
                 let scope = endpoint.scopeID == 0 ? nil : VerdictText.interfaceName(endpoint.scopeID)
                 return Answer(

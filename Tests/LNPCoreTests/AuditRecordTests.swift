@@ -21,15 +21,18 @@ private struct RecordParts {
 
     /// The record as the audit writes it: at most 4095 bytes, as in AuditLog (the 4096th
     /// is the newline).
+    var budgets = AuditRecord.Budgets.standard
+
     func line(capacity: Int = 4095) -> (bytes: [UInt8], truncated: Bool) {
         program.withUnsafeBufferPointer { program in
             executable.withUnsafeBufferPointer { executable in
                 host.withUnsafeBufferPointer { host in
                     domains.withUnsafeBufferPointer { domains in
-                        let record = AuditRecord(
+                        var record = AuditRecord(
                             time: time, pid: pid, program: program, executable: executable, operation: operation, fd: fd,
                             transport: transport, endpoint: endpoint, host: host, domains: domains, reason: reason,
                             scopeName: scopeName, decision: decision, attribution: attribution)
+                        record.budgets = budgets
                         return writeBytes(capacity: capacity) { record.write(to: &$0) }
                     }
                 }
@@ -220,5 +223,29 @@ struct AuditRecordTests {
         let object = parseJSON(line.bytes) as? [String: Any]
         #expect(object != nil, "the line written is not valid JSON")
         #expect(object?["decision"] as? String == "deny")
+    }
+
+    /// The worst each field can be — escapes that take six bytes per byte, the longest
+    /// address and reason, every domain a quote — still fits each budget's line, whole and
+    /// valid JSON.
+    @Test(arguments: [AuditRecord.Budgets.standard, AuditRecord.Budgets.small])
+    func everyBudgetHoldsItsWorstRecord(budgets: AuditRecord.Budgets) throws {
+        var parts = RecordParts()
+        parts.budgets = budgets
+        parts.program = [UInt8](repeating: 0x01, count: 2000)
+        parts.executable = [UInt8](repeating: 0x1f, count: 2000)
+        parts.host = [UInt8](repeating: UInt8(ascii: "\\"), count: 253)
+        parts.domains = Array(Array(repeating: String(repeating: "\"", count: 253), count: 4).joined(separator: "\u{0}").utf8)
+        let widest = IPAddress(v6High: 0xffff_ffff_ffff_ffff, low: 0xffff_ffff_ffff_fffe)
+        parts.endpoint = SocketEndpoint(address: widest, port: 65535, scopeID: 0)
+        parts.pid = Int32.max
+        parts.fd = Int32.min
+        let name = Array("abcdefghijklmno".utf8) + [0]
+        let interface = name.withUnsafeBytes { InterfaceName(first: $0.loadUnaligned(as: UInt64.self), second: $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self)) }
+        parts.reason = .onLink(prefix: widest, length: 128, interface: interface)
+        let needed = parts.line(capacity: 65_536).bytes.count
+        #expect(needed <= budgets.lineCapacity, "needs \(needed) bytes, the line holds \(budgets.lineCapacity)")
+        let object = parseJSON(parts.line(capacity: budgets.lineCapacity).bytes) as? [String: Any]
+        #expect(object?["attribution"] as? String == "app", "the line is not whole, valid JSON")
     }
 }

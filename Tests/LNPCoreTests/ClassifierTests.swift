@@ -28,8 +28,8 @@ private struct FakeRoutes: RouteSource {
 private struct FakeExemptions: ExemptionSource {
     var table: [(IPAddress, NotLocalReason)] = []
 
-    func exemption(for address: IPAddress) -> NotLocalReason? {
-        table.first { $0.0 == address }?.1
+    func exemption(for endpoint: SocketEndpoint) -> NotLocalReason? {
+        table.first { $0.0 == endpoint.address }?.1
     }
 }
 
@@ -171,16 +171,35 @@ struct ClassifierRouteTests {
         #expect(classify(address, routes: routes) == .notLocal(.pointToPoint(interface: tunnel.name)))
     }
 
+    /// No route learned: a public address is taken as not local, a private one as local.
     @Test func unknownRoutesFailTheLookup() {
-        #expect(classify(v4(10, 0, 0, 1), routes: FakeRoutes()) == .notLocal(.lookupFailed))
+        #expect(classify(v4(198, 51, 100, 1), routes: FakeRoutes()) == .notLocal(.lookupFailed))
+        #expect(classify(v4(10, 0, 0, 1), routes: FakeRoutes()) == .local(.privateAddress))
         // On-link, but the interface could not be read.
         let address = v4(10, 77, 0, 2)
         let routes = FakeRoutes(table: [(address, onLink(v4(10, 77, 0, 0), 24, through: nil))])
-        #expect(classify(address, routes: routes) == .notLocal(.lookupFailed))
+        // A private address whose interface cannot be read counts as local: lnp fails closed.
+        #expect(classify(address, routes: routes) == .local(.privateAddress))
+        let publicAddress = v4(198, 51, 100, 7)
+        let publicRoutes = FakeRoutes(table: [(publicAddress, onLink(v4(198, 51, 100, 0), 24, through: nil))])
+        #expect(classify(publicAddress, routes: publicRoutes) == .notLocal(.lookupFailed))
     }
 
+    /// Without a route (the kernel could not be asked), private ranges count as local.
     @Test func verdictFromNilFacts() {
-        #expect(RouteVerdict.verdict(from: nil) == .notLocal(.lookupFailed))
+        #expect(RouteVerdict.verdict(from: nil, for: v4(8, 8, 8, 8)) == .notLocal(.lookupFailed))
+        for privateAddress in [v4(10, 1, 2, 3), v4(172, 16, 0, 1), v4(172, 31, 255, 254), v4(192, 168, 1, 20),
+                               v4(100, 64, 0, 1), v4(100, 127, 255, 255)] {
+            #expect(RouteVerdict.verdict(from: nil, for: privateAddress) == .local(.privateAddress))
+        }
+        for publicAddress in [v4(172, 32, 0, 1), v4(172, 15, 255, 255), v4(192, 169, 0, 1), v4(100, 128, 0, 1),
+                              v4(11, 0, 0, 1)] {
+            #expect(RouteVerdict.verdict(from: nil, for: publicAddress) == .notLocal(.lookupFailed))
+        }
+        let ula = IPAddress(v6High: 0xfd00_0000_0000_0000, low: 1)
+        let global = IPAddress(v6High: 0x2001_0db8_0000_0000, low: 1)
+        #expect(RouteVerdict.verdict(from: nil, for: ula) == .local(.privateAddress))
+        #expect(RouteVerdict.verdict(from: nil, for: global) == .notLocal(.lookupFailed))
     }
 }
 
@@ -211,7 +230,8 @@ struct ClassifierExemptionTests {
             == .notLocal(.viaGateway(prefix: v4(0, 0, 0, 0), length: 0, interface: eth1.name)))
         #expect(classify(own, routes: routes, exemptions: exemptions) == .notLocal(.ownAddress))
         #expect(classify(loopback, routes: routes, exemptions: exemptions) == .notLocal(.loopback))
-        #expect(classify(v4(10, 1, 2, 3), routes: routes, exemptions: FakeExemptions(table: [(v4(10, 1, 2, 3), .proxy)]))
+        // No route learned for a public address: not local, whatever the exemptions say.
+        #expect(classify(v4(198, 51, 100, 3), routes: routes, exemptions: FakeExemptions(table: [(v4(198, 51, 100, 3), .proxy)]))
             == .notLocal(.lookupFailed))
     }
 
@@ -249,8 +269,9 @@ struct ClassifierMayBeLocalTests {
         let routes = FakeRoutes(table: [(near, onLink(v4(10, 77, 0, 0), 24)), (far, RouteFacts(answer: gateway, interface: eth1))])
         #expect(mayBeLocal(near, routes: routes))
         #expect(!mayBeLocal(far, routes: routes))
-        #expect(!mayBeLocal(v4(10, 1, 1, 1), routes: routes), "no route known")
-        #expect(routes.asked.value == 3)
+        #expect(!mayBeLocal(v4(198, 51, 100, 1), routes: routes), "no route known, a public address")
+        #expect(mayBeLocal(v4(10, 1, 1, 1), routes: routes), "no route known, a private address")
+        #expect(routes.asked.value == 4)
     }
 
     /// "False means certainly not": whenever `classify` finds an operation local, the quick

@@ -68,6 +68,21 @@ struct ObservabilityTests {
         #expect(Observability.examine(path).obstacles == [.goProgram])
     }
 
+    /// A program of another architecture cannot load liblnp.so: the loader skips it.
+    @Test func otherArchitecturesAreReported() throws {
+        var builder = ELFBuilder()
+        builder.wide = false
+        builder.machine = 3  // i386
+        builder.programs = [(type: 3, data: Array("/lib/ld-linux.so.2\0".utf8))]  // PT_INTERP
+        let path = try makeTemporaryDirectory() + "/prog32"
+        try writeFile(path, builder.build(), mode: 0o755)
+        let preload = try ELFFile.read(path: "/bin/true")  // this machine's architecture
+        let result = Observability.examine(path, preload: preload)
+        #expect(result.obstacles == [.otherArchitecture(program: "32-bit x86", preload: preload.architecture)])
+        #expect(result.summary.contains("a 32-bit x86 program (liblnp.so is \(preload.architecture)"))
+        #expect(Observability.examine("/bin/true", preload: preload).obstacles == [])
+    }
+
     @Test func missingFilesHaveNoObstacles() {
         #expect(Observability.examine("/nonexistent/lnp-test").obstacles == [])
     }

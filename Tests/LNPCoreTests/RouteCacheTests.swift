@@ -53,7 +53,7 @@ private struct OneRoute: RouteSource {
 }
 
 private struct NoExemptions: ExemptionSource {
-    func exemption(for address: IPAddress) -> NotLocalReason? { nil }
+    func exemption(for endpoint: SocketEndpoint) -> NotLocalReason? { nil }
 }
 
 @Suite("Route cache and hot path", .serialized)
@@ -83,7 +83,7 @@ struct RouteCacheTests {
             let record = RouteCache.record(for: address)
             RouteCache.write(record, address: address, stamp: stamp, facts: facts)
             #expect(RouteCache.read(record, address: address, stamp: stamp) == facts)
-            #expect(RouteCache.readLocal(record, address: address, stamp: stamp) == RouteVerdict.verdict(from: facts).isLocal)
+            #expect(RouteCache.readLocal(record, address: address, stamp: stamp) == RouteVerdict.verdict(from: facts, for: address).isLocal)
         }
     }
 

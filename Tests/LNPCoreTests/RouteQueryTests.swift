@@ -158,6 +158,34 @@ struct RouteQueryReplyTests {
         #expect(try #require(read(reply, sequence: 4, for: address)).kind.rawValue == kind)
     }
 
+    /// struct rtnexthop: length, flags, hops, interface index; then the hop's attributes.
+    private func hop(interface: UInt32, gateway: [UInt8]? = nil) -> [UInt8] {
+        let attributes = gateway.map { attribute(rtaGateway, $0) } ?? []
+        return le16(UInt16(8 + attributes.count)) + [0, 0] + le32(interface) + attributes
+    }
+
+    @Test func multipathWithAnOnLinkHopIsOnLinkThroughIt() throws {
+        let address = IPAddress(v4: 0x0A2C_0005)
+        let hops = hop(interface: 4, gateway: [10, 77, 0, 2]) + hop(interface: 3)
+        let reply = message(
+            type: rtmNewRoute, sequence: 9,
+            payload: rtmsg(family: afInet, destinationLength: 24) + attribute(rtaDst, [10, 44, 0, 0]) + attribute(rtaMultipath, hops))
+        let answer = try #require(read(reply, sequence: 9, for: address))
+        #expect(!answer.hasGateway)
+        #expect(answer.outputInterface == 3)
+        #expect(answer.prefixLength == 24)
+    }
+
+    @Test func multipathWithGatewaysOnlyIsThroughAGateway() throws {
+        let address = IPAddress(v4: 0x0A2C_0005)
+        let hops = hop(interface: 4, gateway: [10, 77, 0, 2]) + hop(interface: 3, gateway: [10, 77, 0, 3])
+        let reply = message(
+            type: rtmNewRoute, sequence: 9,
+            payload: rtmsg(family: afInet, destinationLength: 24) + attribute(rtaDst, [10, 44, 0, 0]) + attribute(rtaMultipath, hops))
+        let answer = try #require(read(reply, sequence: 9, for: address))
+        #expect(answer.hasGateway)
+    }
+
     @Test func errorReplyMeansUnreachable() throws {
         // struct nlmsgerr: error (-ENETUNREACH) and the request's header.
         let reply = message(type: nlmsgError, sequence: 5, payload: le32(UInt32(bitPattern: -101)) + [UInt8](repeating: 0, count: 16))

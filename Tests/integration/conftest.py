@@ -7,6 +7,7 @@ servers), joined by a veth pair. Nothing here sends a packet anywhere else.
     client  c0 10.77.0.1/24 fd77::1/64 ──veth── p0 10.77.0.2/24 fd77::2/64  peer
             10.66.0.0/16 on-link (an extra route without gateway)      10.77.0.53 (DNS)
             10.99.0.0/24 via 10.77.0.2 (routed)                        203.0.113.5, 2001:db8::5 on lo
+            10.44.0.0/24 multipath: via 10.77.0.2, and on-link
             default via 10.77.0.2 / fd77::2 (the "internet")
             tun0 10.88.0.1 peer 10.88.0.2 (point-to-point, like a VPN)
 """
@@ -167,6 +168,7 @@ class Lan:
             ip -n {p} addr add 203.0.113.5/32 dev lo; ip -n {p} addr add 2001:db8::5/128 dev lo
             ip -n {c} route add 10.66.0.0/16 dev c0
             ip -n {c} route add 10.99.0.0/24 via 10.77.0.2
+            ip -n {c} route add 10.44.0.0/24 nexthop via 10.77.0.2 dev c0 nexthop dev c0
             ip -n {c} route add default via 10.77.0.2
             ip -n {c} -6 route add default via fd77::2
             ip -n {p} route add 10.66.0.0/16 dev p0

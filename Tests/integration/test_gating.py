@@ -26,6 +26,8 @@ LOCAL = [
     ("on-link", ["connect", "tcp", "10.77.0.2", "8080"], "on-link 10.77.0.0/24 via c0"),
     ("extra on-link route", ["connect", "udp", "10.66.1.2", "80"], "on-link 10.66.0.0/16 via c0"),
     ("on-link IPv6", ["connect", "tcp", "fd77::2", "8080"], "on-link fd77::/64 via c0"),
+    ("multipath route with an on-link hop", ["connect", "udp", "10.44.0.9", "80"], "on-link 10.44.0.0/24 via c0"),
+    ("the DNS server, not for DNS", ["connect", "tcp", "10.77.0.53", "80"], "on-link 10.77.0.0/24 via c0"),
     ("IPv4-mapped IPv6", ["connect", "tcp", "::ffff:10.77.0.2", "8080"], "on-link 10.77.0.0/24 via c0"),
     ("IPv4 link-local", ["connect", "udp", "169.254.10.20", "80"], "link-local"),
     ("multicast", ["sendto", "239.1.2.3", "9999"], "multicast"),
@@ -43,7 +45,8 @@ NOT_LOCAL = [
     ("this machine's own address", ["connect", "tcp", "10.77.0.1", "1"], "ECONNREFUSED"),
     ("loopback", ["connect", "tcp", "127.0.0.1", "1"], "ECONNREFUSED"),
     ("IPv6 loopback", ["connect", "tcp", "::1", "1"], "ECONNREFUSED"),
-    ("the DNS server of resolv.conf", ["sendto", "10.77.0.53", "53"], None),
+    ("the DNS server of resolv.conf, for DNS", ["sendto", "10.77.0.53", "53"], None),
+    ("the DNS server of resolv.conf, DNS over TLS", ["sendto", "10.77.0.53", "853"], None),
 ]
 
 
@@ -192,6 +195,26 @@ def test_other_system_calls_pass_through_syscall_untouched(lan, fixtures):
         {"call": "mmap", "result": 0, "errno": None},
         {"call": "close", "result": -1, "errno": "EBADF"},
     ]
+
+
+@pytest.mark.parametrize("kind,address", [("udp", "10.77.0.2"), ("raw", "10.77.0.2"), ("raw", "fd77::2")])
+def test_destinations_in_af_unspec_are_gated(lan, fixtures, audit, kind, address):
+    """UDP and raw IPv4 sockets take a zero family as IPv4, raw IPv6 sockets as IPv6."""
+    results = probe(lan, fixtures, "deny", "unspec", kind, address, "9999", audit=audit)
+    assert [r["errno"] for r in results] == ["EHOSTUNREACH", "EHOSTUNREACH"]
+    assert [r["op"] for r in audit.records()] == ["sendto", "sendmsg"]
+    assert audit.records()[0]["address"] == address
+
+
+def test_a_proxy_variable_set_by_the_program_later_exempts_nothing(lan, fixtures):
+    code = ("import os, socket\n"
+            "os.environ['http_proxy'] = 'http://proxy.lan:8080'\n"
+            "address = socket.getaddrinfo('proxy.lan', 8080, type=socket.SOCK_STREAM)[0][4]\n"
+            "s = socket.socket()\n"
+            "try: s.connect(address); print('connected')\n"
+            "except OSError as e: print(e.errno)\n")
+    result = lan.lnp_run(["--deny"], ["python3", "-c", code])
+    assert result.stdout.strip() == "113", result.stderr
 
 
 def test_proxy_named_by_address_is_exempt(lan, fixtures, audit):

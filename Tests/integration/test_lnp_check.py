@@ -24,7 +24,8 @@ EXPECTED = [
     ("203.0.113.5", "not local", "through a gateway (route 0.0.0.0/0 on c0)"),
     ("10.99.0.4", "not local", "through a gateway (route 10.99.0.0/24 on c0)"),
     ("10.88.0.2", "not local", "point-to-point interface tun0"),
-    ("10.77.0.53", "not local", "DNS server named in /etc/resolv.conf (exempt)"),
+    ("10.77.0.53", "local", "on-link 10.77.0.0/24 via c0"),
+    ("10.44.0.7", "local", "on-link 10.44.0.0/24 via c0"),
 ]
 
 
@@ -36,6 +37,13 @@ def test_check_table(lan):
         assert shown == target
         assert rest.split("  ")[0].strip() == verdict
         assert rest.endswith(reason)
+
+
+def test_check_a_dns_server_on_a_dns_port(lan):
+    result = lan.client([lan.build.lnp, "check", "--port", "53", "10.77.0.53", "10.77.0.2"])
+    assert result.stdout.splitlines() == [
+        "10.77.0.53  not local  DNS server named in /etc/resolv.conf (exempt)",
+        "10.77.0.2   local      on-link 10.77.0.0/24 via c0"]
 
 
 def test_check_json(lan):

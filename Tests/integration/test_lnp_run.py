@@ -119,3 +119,14 @@ def test_go_program_is_named_and_runs(build, workdir):
     assert result.stdout == "golike ran\n"
     assert result.stderr == (f"lnp-run: warning: cannot observe {program}: Go program (it makes raw system calls, "
                              "past the C library); running it unobserved\n")
+
+
+def test_a_preload_path_ld_preload_cannot_carry_is_refused(build, workdir):
+    directory = workdir / "with space"
+    directory.mkdir()
+    shutil.copy2(build.lnp_run, directory / "lnp-run")
+    shutil.copy2(build.liblnp, directory / "liblnp.so")
+    result = run([directory / "lnp-run", "--deny", "--", "touch", workdir / "ran-unobserved"])
+    assert result.returncode == 125
+    assert "LD_PRELOAD cannot carry a path with a space or a colon" in result.stderr
+    assert not (workdir / "ran-unobserved").exists()

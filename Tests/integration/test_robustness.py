@@ -77,3 +77,50 @@ def test_preload_keeps_no_descriptor_of_its_own(lan, fixtures, audit):
     result = lan.lnp_run(["--deny", "--audit", str(audit.path)], ["python3", "-c", code])
     assert result.stdout.strip() == "True"
     assert len(audit.records()) == 3
+
+
+@pytest.mark.parametrize("address", ["10.77.0.2", "fd77::2"])
+def test_pointers_the_kernel_refuses_get_its_efault(lan, fixtures, address):
+    plain = json_lines(lan.client([fixtures.probe, "bad-pointers", address, "9"]).stdout)
+    wrapped = json_lines(lan.lnp_run(["--deny"], [fixtures.probe, "bad-pointers", address, "9"]).stdout)
+    assert wrapped == plain
+    assert {c["errno"] for c in plain} == {"EFAULT"}
+    assert len(plain) == 24
+
+
+def test_a_handler_on_an_8_kib_alternate_stack_keeps_within_it(lan, fixtures, audit):
+    """With an audit, the deepest path: decide and record, from a signal handler."""
+    result = lan.lnp_run(["--deny", "--audit", str(audit.path)], [fixtures.probe, "altstack", "224.0.0.251", "5353"])
+    assert json_lines(result.stdout) == [{"call": "altstack-send", "result": -1, "errno": "EHOSTUNREACH"},
+                                         {"call": "guard", "changed": 0}]
+    assert len(audit.records()) == 1
+
+
+def test_a_program_that_makes_the_time_stamp_counter_fault_still_runs(lan, fixtures):
+    for address, errno in [("203.0.113.5", None), ("10.77.0.2", "EHOSTUNREACH")]:
+        result = lan.lnp_run(["--deny"], [fixtures.probe, "notsc", address, "9"])
+        assert result.returncode == 0, result.stderr
+        assert [c["errno"] for c in json_lines(result.stdout)] == [None, errno, errno, errno]
+
+
+def test_sendmmsg_with_a_huge_count_sends_what_the_kernel_would(lan, fixtures):
+    plain = json_lines(lan.client([fixtures.probe, "huge-vlen"]).stdout)
+    assert plain == [{"call": "sendmmsg-huge-vlen", "result": 1024, "errno": None}]
+    assert json_lines(lan.lnp_run(["--allow"], [fixtures.probe, "huge-vlen"]).stdout) == plain
+
+
+def test_at_the_descriptor_limit_routes_are_still_learned_and_records_written(lan, fixtures, audit):
+    results = json_lines(lan.lnp_run(["--deny", "--audit", str(audit.path)],
+                                     [fixtures.probe, "emfile", "soft", "10.77.0.99", "9"]).stdout)
+    assert results == [{"call": "no-more-descriptors", "result": 0, "errno": None},
+                       {"call": "sendto", "result": -1, "errno": "EHOSTUNREACH"}]
+    assert [r["reason"] for r in audit.records()] == ["on-link 10.77.0.0/24 via c0"]
+
+
+@pytest.mark.parametrize("address,errno", [("10.77.0.98", "EHOSTUNREACH"), ("203.0.113.78", None)])
+def test_without_a_route_to_ask_for_private_addresses_count_as_local(lan, fixtures, address, errno):
+    """At the hard descriptor limit lnp cannot open a netlink socket: it decides on the
+    address alone, failing closed for private ranges."""
+    results = json_lines(lan.lnp_run(["--deny"], [fixtures.probe, "emfile", "hard", address, "9"]).stdout)
+    assert results[0] == {"call": "no-more-descriptors", "result": 0, "errno": None}
+    assert results[1]["errno"] == errno

@@ -22,6 +22,7 @@ CASES = [
     ("subnet broadcast", ["sendto", "10.77.0.255", "9999"], "udp and dst host 10.77.0.255"),
     ("multicast join (IGMP report)", ["join", "ip", "239.1.2.3"], "igmp"),
     ("syscall(SYS_sendto)", ["syscall", "sendto", "10.77.0.2", "9999"], "udp and host 10.77.0.2"),
+    ("UDP to an AF_UNSPEC destination", ["unspec", "udp", "10.77.0.2", "9999"], "udp and host 10.77.0.2"),
 ]
 
 

@@ -15,7 +15,8 @@ long lnp_sendmsg(int fd, const void *message, int flags);
 
 // 0: let the call through; otherwise the errno it fails with.
 int lnp_gate_connect(int fd, const void *address, uint32_t length);
-int lnp_gate_send(int fd, const void *address, uint32_t length, int flags, int is_message);
+int lnp_gate_sendto(int fd, const void *address, uint32_t length, int flags);
+int lnp_gate_sendmsg(int fd, const void *message, int flags);
 int lnp_gate_bind(int fd, const void *address, uint32_t length);
 int lnp_gate_setsockopt(int fd, int level, int name, const void *value, uint32_t length);
 // How many leading messages may go, or minus the errno when the first one may not.

@@ -32,18 +32,22 @@ enum {
     LNP_SYS_READLINKAT = SYS_readlinkat,
     LNP_SYS_GETPID = SYS_getpid,
     LNP_SYS_GETTID = SYS_gettid,
+    LNP_SYS_PRCTL = SYS_prctl,
+    LNP_SYS_PRLIMIT64 = SYS_prlimit64,
 };
+
+enum { LNP_PR_GET_TSC = 25, LNP_PR_TSC_ENABLE = 1 };
 
 enum {
     LNP_EINVAL = EINVAL, LNP_EBADF = EBADF, LNP_ENOTSOCK = ENOTSOCK, LNP_EHOSTUNREACH = EHOSTUNREACH,
-    LNP_EAGAIN = EAGAIN, LNP_EINTR = EINTR, LNP_ENOMEM = ENOMEM, LNP_ENAMETOOLONG = ENAMETOOLONG,
+    LNP_EAGAIN = EAGAIN, LNP_EINTR = EINTR, LNP_ENOMEM = ENOMEM, LNP_ENAMETOOLONG = ENAMETOOLONG, LNP_EMFILE = EMFILE,
 };
 
 enum {
     LNP_AF_UNSPEC = AF_UNSPEC, LNP_AF_INET = AF_INET, LNP_AF_INET6 = AF_INET6, LNP_AF_NETLINK = AF_NETLINK,
     LNP_SOCK_STREAM = SOCK_STREAM, LNP_SOCK_DGRAM = SOCK_DGRAM, LNP_SOCK_RAW = SOCK_RAW,
     LNP_SOCK_SEQPACKET = SOCK_SEQPACKET, LNP_SOCK_CLOEXEC = SOCK_CLOEXEC,
-    LNP_SOL_SOCKET = SOL_SOCKET, LNP_SO_TYPE = SO_TYPE, LNP_SO_PROTOCOL = SO_PROTOCOL, LNP_SO_COOKIE = SO_COOKIE,
+    LNP_SOL_SOCKET = SOL_SOCKET, LNP_SO_TYPE = SO_TYPE, LNP_SO_PROTOCOL = SO_PROTOCOL, LNP_SO_COOKIE = SO_COOKIE, LNP_SO_DOMAIN = SO_DOMAIN,
     LNP_MSG_FASTOPEN = MSG_FASTOPEN, LNP_MSG_DONTWAIT = MSG_DONTWAIT,
     LNP_IPPROTO_IP = IPPROTO_IP, LNP_IPPROTO_IPV6 = IPPROTO_IPV6, LNP_IPPROTO_TCP = IPPROTO_TCP,
     LNP_IPPROTO_UDP = IPPROTO_UDP, LNP_IPPROTO_UDPLITE = IPPROTO_UDPLITE, LNP_IPPROTO_ICMP = IPPROTO_ICMP,
@@ -108,8 +112,28 @@ static inline uint64_t lnp_sys_tick(void) {
 #endif
 }
 
+/// Whether this platform has the counter lnp_sys_tick reads.
+static inline int lnp_sys_tick_available(void) {
+#if defined(__x86_64__) || defined(__aarch64__)
+    return 1;
+#else
+    return 0;
+#endif
+}
+
 /// Wall-clock time, for audit records.
 void lnp_sys_realtime(int64_t *seconds, int32_t *microseconds);
+
+/// The same two clocks read with a system call, for a thread that has made the time-stamp
+/// counter fault (prctl PR_SET_TSC): the vDSO would read it.
+int64_t lnp_sys_half_seconds_by_syscall(void);
+void lnp_sys_realtime_by_syscall(int64_t *seconds, int32_t *microseconds);
+
+/// Raises the soft limit on open descriptors by one if the hard limit allows, so that the
+/// core can open its one short-lived descriptor in a process at its limit. Returns the old
+/// soft limit to restore with lnp_sys_restore_descriptor_limit, or -1 if nothing changed.
+int64_t lnp_sys_raise_descriptor_limit(void);
+void lnp_sys_restore_descriptor_limit(int64_t soft);
 
 /// The name and flags of interface `index`, asked through any socket `fd`. 0 or -errno.
 int lnp_sys_interface(int fd, uint32_t index, unsigned char name[IFNAMSIZ], uint32_t *flags);
@@ -146,11 +170,15 @@ enum {
     LNP_ROUTE_CACHE_ENTRIES = 256,
     LNP_ROUTE_CACHE_WORDS = 12,
     LNP_EXEMPT_WORDS = 64,
+    LNP_PROXY_NAMES = 4,
+    LNP_PROXY_NAME_WORDS = 33,
     LNP_NAME_ENTRIES = 64,
     LNP_NAME_WORDS = 40,
     LNP_SOCKET_TAGS = 4096,
     LNP_DOMAIN_ENTRIES = 256,
     LNP_DOMAIN_WORDS = 128,
+    LNP_RECORD_BUFFERS = 4,
+    LNP_RECORD_BUFFER_SIZE = 8192,
 };
 
 // Accessed on every call, so reachable without a call.
@@ -164,7 +192,10 @@ unsigned char *lnp_storage_audit_path(void);
 unsigned char *lnp_storage_program(void);
 uint64_t *lnp_storage_dns_servers(void);
 uint64_t *lnp_storage_proxies(void);
+uint64_t *lnp_storage_proxy_names(void);
 uint64_t *lnp_storage_names(void);
 void **lnp_storage_socket_tags(void);
 void **lnp_storage_domain_table(void);
 uint64_t *lnp_storage_counters(void);
+uint64_t *lnp_storage_record_holders(void);
+unsigned char *lnp_storage_record_buffers(void);
