@@ -38,6 +38,7 @@ public func lnpApiSetWebsiteAttribution(_ fd: Int32, _ hostname: UnsafePointer<C
 }
 
 private func setDomains(_ fd: Int32, _ joined: UnsafeBufferPointer<UInt8>, count: Int, attribution: Attribution?) -> Int32 {
+    // Not a socket: answer before taking an entry of the domain store.
     if case .failure(let error) = SocketTags.cookie(of: fd) { return error.rawValue }
     var reference = DomainReference()
     if count > 0 {

@@ -104,7 +104,7 @@ enum Decisions {
             return sendLocal(fd, endpoint, flags, operation: operation, socket: nil)
         }
         // A destination in AF_UNSPEC, which some sockets take as their own family.
-        guard let address, length >= 16, ProgramMemory.isPlausible(address), address.loadUnaligned(as: UInt16.self) == 0,
+        guard let address, length >= 16, ProgramMemory.isPlausible(address), address.loadUnaligned(as: UInt16.self) == UInt16(LNP_AF_UNSPEC),
             let socket = SocketKind.of(fd),
             let endpoint = SocketEndpoint.parseUnspecified(address, length: Int(length), socket: socket),
             LiveClassifier.live.mayBeLocal(endpoint)

@@ -90,16 +90,6 @@ public struct Classifier<Routes: RouteSource, Exemptions: ExemptionSource> {
         if address.isMulticast || address.isLimitedBroadcast || address.isLinkLocal { return true }
         return routes.isLocalRoute(to: address)
     }
-
-    /// The same question with no call at all: false means certainly not local; nil means
-    /// `mayBeLocal` must be asked (a new address, or a clock to read).
-    @inline(__always)
-    public func cachedMayBeLocal(_ endpoint: SocketEndpoint) -> Bool? {
-        let address = endpoint.address
-        if address.isNeverLocal { return false }
-        if address.isMulticast || address.isLimitedBroadcast || address.isLinkLocal { return true }
-        return routes.cachedIsLocalRoute(to: address)
-    }
 }
 
 /// Names: `.local` (RFC 6762) is the multicast DNS domain, and resolving in it is local.

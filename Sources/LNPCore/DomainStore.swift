@@ -32,13 +32,12 @@ public enum DomainStore {
     /// Stores names already validated and joined with NULs; returns their reference.
     static func store(_ joined: UnsafeBufferPointer<UInt8>, count: Int) -> DomainReference? {
         guard joined.count <= byteCapacity, let table = table(create: true) else { return nil }
-        let ticket = lnp_fetch_add(lnp_storage_counters() + 1, 1)
+        let ticket = lnp_fetch_add(Counter.domainTickets.word, 1)
         let index = Int(ticket % UInt64(entries))
         let generation = UInt32(truncatingIfNeeded: ticket / UInt64(entries)) % 0x3f_ffff + 1
         let record = SequencedRecord(words: SharedWords(table + index * entryWords))
         guard let claimed = record.beginWrite() else { return nil }
-        let bytes = UnsafeMutableRawPointer(table + index * entryWords + 2).assumingMemoryBound(to: UInt8.self)
-        for i in 0..<joined.count { bytes[i] = joined[i] }
+        record.words.storeBytes(joined, from: 2)
         record.words.storeRelaxed(1, UInt64(generation) | UInt64(count) << 22 | UInt64(joined.count) << 38)
         record.endWrite(claimed)
         return DomainReference(rawValue: generation << 8 | UInt32(index))
@@ -54,13 +53,7 @@ public enum DomainStore {
         guard UInt32(truncatingIfNeeded: header & 0x3f_ffff) == reference.generation else { return nil }
         let count = Int(header >> 22 & 0xffff)
         let length = min(Int(header >> 38 & 0xffff), byteCapacity, buffer.count)
-        let words = (length + 7) / 8
-        for i in 0..<words {
-            var word = record.words.loadRelaxed(2 + i)
-            withUnsafeBytes(of: &word) { raw in
-                for j in 0..<8 where i * 8 + j < length { buffer[i * 8 + j] = raw[j] }
-            }
-        }
+        record.words.loadBytes(from: 2, count: length, into: buffer)
         return record.endRead(sequence) ? (length, count) : nil
     }
 }

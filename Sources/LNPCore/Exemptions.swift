@@ -27,16 +27,7 @@ struct AddressList {
         guard let sequence = record.beginRead() else { return nil }
         let w = record.words
         if let stamp, w.loadRelaxed(1) != stamp { return nil }
-        let count = min(Int(w.loadRelaxed(2)), Self.capacity)
-        var found = false
-        for i in 0..<count {
-            let base = 3 + 3 * i
-            if w.loadRelaxed(base) == UInt64(address.family.rawValue) && w.loadRelaxed(base + 1) == address.high
-                && w.loadRelaxed(base + 2) == address.low
-            {
-                found = true
-            }
-        }
+        let found = holds(address, among: min(Int(w.loadRelaxed(2)), Self.capacity))
         return record.endRead(sequence) ? found : nil
     }
 
@@ -55,18 +46,23 @@ struct AddressList {
         guard let claimed = record.beginWrite() else { return }
         let w = record.words
         let count = min(Int(w.loadRelaxed(2)), Self.capacity)
-        var present = false
-        for i in 0..<count
-        where w.loadRelaxed(3 + 3 * i) == UInt64(address.family.rawValue) && w.loadRelaxed(4 + 3 * i) == address.high
-            && w.loadRelaxed(5 + 3 * i) == address.low
-        {
-            present = true
-        }
-        if !present && count < Self.capacity {
+        if !holds(address, among: count) && count < Self.capacity {
             store(address, at: count)
             w.storeRelaxed(2, UInt64(count + 1))
         }
         record.endWrite(claimed)
+    }
+
+    /// Whether one of the first `count` entries is `address`.
+    private func holds(_ address: IPAddress, among count: Int) -> Bool {
+        let w = record.words
+        for i in 0..<count
+        where w.loadRelaxed(3 + 3 * i) == UInt64(address.family.rawValue) && w.loadRelaxed(4 + 3 * i) == address.high
+            && w.loadRelaxed(5 + 3 * i) == address.low
+        {
+            return true
+        }
+        return false
     }
 
     private func store(_ address: IPAddress, at index: Int) {

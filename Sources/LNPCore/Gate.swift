@@ -26,7 +26,7 @@ enum Gate {
         if let path = settings.auditPath {
             record(
                 operation, fd: fd, transport: transport, endpoint: endpoint, name: name, reason: reason,
-                decision: settings.decision, attribution: attribution, domains: domains, settings: settings, path: path)
+                attribution: attribution, domains: domains, settings: settings, path: path)
         }
         return settings.decision == .allow ? 0 : settings.errno
     }
@@ -35,17 +35,16 @@ enum Gate {
     @inline(never)
     private static func record(
         _ operation: Operation, fd: Int32?, transport: Transport?, endpoint: SocketEndpoint?,
-        name: UnsafeBufferPointer<UInt8>, reason: LocalReason, decision: Decision, attribution: Attribution,
-        domains: DomainReference, settings: Settings, path: UnsafePointer<UInt8>
+        name: UnsafeBufferPointer<UInt8>, reason: LocalReason, attribution: Attribution, domains: DomainReference,
+        settings: Settings, path: UnsafePointer<UInt8>
     ) {
         var record = AuditRecord(
             time: Timestamp(seconds: 0, microseconds: 0), pid: Sys.getpid(), program: settings.program,
             executable: UnsafeBufferPointer(start: nil, count: 0), operation: operation, fd: fd, transport: transport,
             endpoint: endpoint, host: name, domains: UnsafeBufferPointer(start: nil, count: 0), reason: reason,
-            scopeName: InterfaceName(), decision: decision, attribution: attribution)
+            scopeName: InterfaceName(), decision: settings.decision, attribution: attribution)
         if let buffer = RecordBuffers.claim() {
             defer { RecordBuffers.release(buffer) }
-            record.budgets = .standard
             complete(&record, domains: domains, path: path,
                      in: RecordBuffers.Regions(RecordBuffers.memory(buffer), budgets: .standard))
         } else {
@@ -131,7 +130,7 @@ struct SocketKind {
         // IPv4 destinations on a dual-stack UDP socket.
         case (Int32(LNP_AF_INET6), Int32(LNP_AF_INET)): return transport == .udp || transport == .udplite
         // AF_UNSPEC destinations come from `SocketEndpoint.parseUnspecified`, already checked.
-        case (_, 0): return true
+        case (_, Int32(LNP_AF_UNSPEC)): return true
         default: return false
         }
     }

@@ -16,7 +16,7 @@ enum HotPath {
         if family == UInt16(LNP_AF_INET) {
             return certainlyNotLocal(v4: UInt32(bigEndian: address.loadUnaligned(fromByteOffset: 4, as: UInt32.self)))
         }
-        if family == 0 { return false }  // AF_UNSPEC, which some sockets take as theirs: see the slow path
+        if family == UInt16(LNP_AF_UNSPEC) { return false }  // AF_UNSPEC, which some sockets take as theirs: see the slow path
         guard family == UInt16(LNP_AF_INET6), length >= 24 else { return true }
         let high = UInt64(bigEndian: address.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
         let low = UInt64(bigEndian: address.loadUnaligned(fromByteOffset: 16, as: UInt64.self))
@@ -25,7 +25,7 @@ enum HotPath {
             if low >> 32 == 0xffff { return certainlyNotLocal(v4: UInt32(truncatingIfNeeded: low)) }  // mapped
         }
         if high >> 56 == 0xff || high >> 54 == 0x3FA { return false }  // multicast, link-local
-        return cachedNotLocal(high: high, low: low, family: 6)
+        return cachedNotLocal(IPAddress(v6High: high, low: low))
     }
 
     @inline(__always)
@@ -33,21 +33,12 @@ enum HotPath {
         let top = v4 >> 24
         if top == 127 || v4 == 0 { return true }  // loopback, unspecified
         if top >= 224 || v4 >> 16 == 0xA9FE { return false }  // multicast, broadcast, link-local
-        return cachedNotLocal(high: 0, low: UInt64(v4), family: 4)
+        return cachedNotLocal(IPAddress(v4: v4))
     }
 
-    /// The route cache's answer for an address, if it has one for the current stamp.
+    /// The route cache's answer, if it has one for the current stamp.
     @inline(__always)
-    static func cachedNotLocal(high: UInt64, low: UInt64, family: UInt64) -> Bool {
-        guard let stamp = Clock.cached() else { return false }
-        let hash = (high ^ low ^ family) &* 0x9E37_79B9_7F4A_7C15
-        let record = lnp_storage_route_cache() + Int(truncatingIfNeeded: hash >> 56) * RouteCache.words
-        let sequence = lnp_load_acquire(record)
-        guard sequence & 1 == 0, lnp_load_relaxed(record + 1) == high, lnp_load_relaxed(record + 2) == low,
-            lnp_load_relaxed(record + 3) == family | (stamp + 1) << 8
-        else { return false }
-        let packed = lnp_load_relaxed(record + 4)
-        lnp_fence_acquire()
-        return lnp_load_relaxed(record) == sequence && packed & RouteCache.localBit == 0
+    static func cachedNotLocal(_ address: IPAddress) -> Bool {
+        KernelRoutes().cachedIsLocalRoute(to: address) == false
     }
 }

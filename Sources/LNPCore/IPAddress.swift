@@ -82,25 +82,6 @@ public struct IPAddress: Equatable, BitwiseCopyable {
         return v4 >> 24 == 10 || v4 >> 20 == 0xAC1 || v4 >> 16 == 0xC0A8 || v4 >> 22 == 0x191
     }
 
-    /// Whether the first `length` bits equal those of `prefix` (same family assumed).
-    public func matches(prefix: IPAddress, length: Int) -> Bool {
-        guard family == prefix.family else { return false }
-        if family == .v4 {
-            let bits = min(max(length, 0), 32)
-            if bits == 0 { return true }
-            let mask = UInt32.max << UInt32(32 - bits)
-            return v4 & mask == prefix.v4 & mask
-        }
-        let bits = min(max(length, 0), 128)
-        if bits == 0 { return true }
-        if bits <= 64 {
-            let mask = UInt64.max << UInt64(64 - bits)
-            return high & mask == prefix.high & mask
-        }
-        let mask = bits == 128 ? UInt64.max : UInt64.max << UInt64(128 - bits)
-        return high == prefix.high && low & mask == prefix.low & mask
-    }
-
     /// Writes the 4 or 16 network-order bytes; returns how many.
     @discardableResult
     public func storeBytes(to pointer: UnsafeMutableRawPointer) -> Int {

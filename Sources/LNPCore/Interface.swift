@@ -12,6 +12,13 @@ public struct InterfaceName: Equatable, BitwiseCopyable {
         self.second = second
     }
 
+    /// The first 15 bytes of `name`.
+    public init(_ name: UnsafeBufferPointer<UInt8>) {
+        var padded = InlineArray<16, UInt8>(repeating: 0)
+        for i in 0..<min(name.count, 15) { padded[i] = name[i] }
+        self = withUnsafeBytes(of: &padded) { InterfaceName(bytes: $0.baseAddress!) }
+    }
+
     init(bytes: UnsafeRawPointer) {
         first = bytes.loadUnaligned(as: UInt64.self)
         second = bytes.loadUnaligned(fromByteOffset: 8, as: UInt64.self) & 0x00ff_ffff_ffff_ffff

@@ -19,17 +19,12 @@ public protocol RouteSource {
 
     /// Whether that route leads onto the local network; a source may answer this faster.
     func isLocalRoute(to address: IPAddress) -> Bool
-
-    /// The same, if it can be answered without a call; nil otherwise.
-    func cachedIsLocalRoute(to address: IPAddress) -> Bool?
 }
 
 extension RouteSource {
     public func isLocalRoute(to address: IPAddress) -> Bool {
         RouteVerdict.verdict(from: route(to: address), for: address).isLocal
     }
-
-    public func cachedIsLocalRoute(to address: IPAddress) -> Bool? { nil }
 }
 
 /// Routes asked of the kernel (rtnetlink, `fibmatch`) and remembered for the rest of the
@@ -48,7 +43,6 @@ public struct KernelRoutes: RouteSource {
     }
 
     public func isLocalRoute(to address: IPAddress) -> Bool {
-        if let local = cachedIsLocalRoute(to: address) { return local }
         let stamp = Clock.stamp()
         let record = RouteCache.record(for: address)
         if let local = RouteCache.readLocal(record, address: address, stamp: stamp) { return local }
@@ -65,19 +59,25 @@ public struct KernelRoutes: RouteSource {
 
     @inline(never)
     static func learn(_ address: IPAddress, record: SequencedRecord, stamp: UInt64) -> Bool {
-        guard let facts = KernelRoutes.ask(address) else { return address.isPrivate }  // not cached: ask again
+        // A route through a gateway is not local whatever its interface: no need to ask.
+        guard let facts = KernelRoutes.ask(address, interfaceOfGateways: false) else {
+            return address.isPrivate  // not cached: asked again next time
+        }
         RouteCache.write(record, address: address, stamp: stamp, facts: facts)
         return RouteVerdict.verdict(from: facts, for: address).isLocal
     }
 
     /// One question to the kernel, through a netlink socket that lives for this call only
-    /// (the library keeps no descriptor in the program's descriptor space).
+    /// (the library keeps no descriptor in the program's descriptor space). The interface's
+    /// name and flags take two more system calls; without `interfaceOfGateways`, a route
+    /// through a gateway comes without them (its verdict does not depend on them, only the
+    /// words of its reason).
     @inline(never)
-    public static func ask(_ address: IPAddress) -> RouteFacts? {
+    public static func ask(_ address: IPAddress, interfaceOfGateways: Bool = true) -> RouteFacts? {
         guard case .success(let socket) = NetlinkSocket.open() else { return nil }
         defer { Sys.close(socket) }
 
-        let sequence = UInt32(truncatingIfNeeded: lnp_fetch_add(lnp_storage_counters(), 1) &+ 1)
+        let sequence = UInt32(truncatingIfNeeded: lnp_fetch_add(Counter.netlinkSequence.word, 1) &+ 1)
         var request = InlineArray<48, UInt8>(repeating: 0)
         let sent = withUnsafeMutableBytes(of: &request) { raw -> Bool in
             let length = RouteQuery.writeRequest(for: address, sequence: sequence, into: raw.baseAddress!)
@@ -106,7 +106,8 @@ public struct KernelRoutes: RouteSource {
             }
         }
         guard let answer else { return nil }
-        let interface = answer.outputInterface == 0 ? nil : InterfaceFacts.read(index: answer.outputInterface, through: socket)
+        let wanted = answer.outputInterface != 0 && (interfaceOfGateways || !answer.hasGateway)
+        let interface = wanted ? InterfaceFacts.read(index: answer.outputInterface, through: socket) : nil
         return RouteFacts(answer: answer, interface: interface)
     }
 }

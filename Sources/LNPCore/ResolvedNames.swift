@@ -10,7 +10,7 @@ enum ResolvedNames {
 
     static func remember(_ name: UnsafeBufferPointer<UInt8>, for address: IPAddress) {
         guard !name.isEmpty, name.count <= nameCapacity else { return }
-        let ticket = lnp_fetch_add(lnp_storage_counters() + 2, 1)
+        let ticket = lnp_fetch_add(Counter.nameTickets.word, 1)
         let base = lnp_storage_names() + Int(ticket % UInt64(entries)) * entryWords
         let record = SequencedRecord(words: SharedWords(base))
         guard let claimed = record.beginWrite() else { return }
@@ -19,14 +19,13 @@ enum ResolvedNames {
         w.storeRelaxed(2, address.high)
         w.storeRelaxed(3, address.low)
         w.storeRelaxed(4, UInt64(name.count))
-        let bytes = UnsafeMutableRawPointer(base + 5).assumingMemoryBound(to: UInt8.self)
-        for i in 0..<name.count { bytes[i] = name[i] }
+        w.storeBytes(name, from: 5)
         record.endWrite(claimed)
     }
 
     /// Copies the most recent name for `address` into `buffer`; returns its length, or 0.
     static func name(for address: IPAddress, into buffer: UnsafeMutableRawBufferPointer) -> Int {
-        let newest = lnp_load_relaxed(lnp_storage_counters() + 2)
+        let newest = lnp_load_relaxed(Counter.nameTickets.word)
         for age in 0..<entries {
             let ticket = newest &- 1 &- UInt64(age)
             let base = lnp_storage_names() + Int(ticket % UInt64(entries)) * entryWords
@@ -37,12 +36,7 @@ enum ResolvedNames {
                 w.loadRelaxed(3) == address.low
             else { continue }
             let length = min(Int(w.loadRelaxed(4)), nameCapacity, buffer.count)
-            for i in 0..<((length + 7) / 8) {
-                var word = w.loadRelaxed(5 + i)
-                withUnsafeBytes(of: &word) { raw in
-                    for j in 0..<8 where i * 8 + j < length { buffer[i * 8 + j] = raw[j] }
-                }
-            }
+            w.loadBytes(from: 5, count: length, into: buffer)
             if record.endRead(sequence) { return length }
         }
         return 0

@@ -17,6 +17,47 @@ struct SharedWords {
     @inline(__always) func fetchAdd(_ index: Int, _ value: UInt64) -> UInt64 { lnp_fetch_add(base + index, value) }
 
     func advanced(by words: Int) -> SharedWords { SharedWords(base + words) }
+
+    /// Stores `bytes` from word `start` on, eight to a word, so that readers load whole
+    /// words (inside a sequenced record, which orders them).
+    func storeBytes(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) {
+        var offset = 0
+        while offset < bytes.count {
+            var word: UInt64 = 0
+            withUnsafeMutableBytes(of: &word) { raw in
+                for j in 0..<min(8, bytes.count - offset) { raw[j] = bytes[offset + j] }
+            }
+            storeRelaxed(start + offset / 8, word)
+            offset += 8
+        }
+    }
+
+    /// Copies `count` bytes stored by `storeBytes` into `buffer` (at most its size).
+    func loadBytes(from start: Int, count: Int, into buffer: UnsafeMutableRawBufferPointer) {
+        let length = min(count, buffer.count)
+        var offset = 0
+        while offset < length {
+            var word = loadRelaxed(start + offset / 8)
+            withUnsafeBytes(of: &word) { raw in
+                for j in 0..<min(8, length - offset) { buffer[offset + j] = raw[j] }
+            }
+            offset += 8
+        }
+    }
+}
+
+/// The counters in static storage (CShim/sys/storage.c), one word each.
+enum Counter: Int {
+    /// Sequence numbers of route queries.
+    case netlinkSequence
+    /// Tickets for entries of the domain store.
+    case domainTickets
+    /// Tickets for entries of the resolved-names ring.
+    case nameTickets
+    /// Turns for choosing which socket tag gives way.
+    case tagEvictions
+
+    var word: UnsafeMutablePointer<UInt64> { lnp_storage_counters() + rawValue }
 }
 
 /// A record of shared words guarded by its first word, a sequence number: even while the

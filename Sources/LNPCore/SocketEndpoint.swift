@@ -47,18 +47,18 @@ public struct SocketEndpoint: Equatable, BitwiseCopyable {
     /// UDP-Lite and raw IPv4 sockets, and as IPv6 for raw IPv6 sockets. A zeroed sockaddr
     /// with only the address and port filled in is a common mistake, so it is gated too.
     static func parseUnspecified(_ pointer: UnsafeRawPointer, length: Int, socket: SocketKind) -> SocketEndpoint? {
-        guard ProgramMemory.isPlausible(pointer), length <= 128, pointer.loadUnaligned(as: UInt16.self) == 0 else {
+        guard ProgramMemory.isPlausible(pointer), length <= 128, pointer.loadUnaligned(as: UInt16.self) == UInt16(LNP_AF_UNSPEC) else {
             return nil
         }
         let port = UInt16(bigEndian: pointer.loadUnaligned(fromByteOffset: 2, as: UInt16.self))
         if socket.domain == Int32(LNP_AF_INET) && length >= 16
             && (socket.transport == .udp || socket.transport == .udplite || socket.transport == .raw)
         {
-            return SocketEndpoint(address: IPAddress(v4Bytes: pointer + 4), port: port, sockaddrFamily: 0)
+            return SocketEndpoint(address: IPAddress(v4Bytes: pointer + 4), port: port, sockaddrFamily: UInt16(LNP_AF_UNSPEC))
         }
         if socket.domain == Int32(LNP_AF_INET6) && length >= 24 && socket.transport == .raw {
             let scope = length >= 28 ? pointer.loadUnaligned(fromByteOffset: 24, as: UInt32.self) : 0
-            return SocketEndpoint(address: IPAddress(v6Bytes: pointer + 8), port: port, scopeID: scope, sockaddrFamily: 0)
+            return SocketEndpoint(address: IPAddress(v6Bytes: pointer + 8), port: port, scopeID: scope, sockaddrFamily: UInt16(LNP_AF_UNSPEC))
         }
         return nil
     }

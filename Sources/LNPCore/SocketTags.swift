@@ -94,7 +94,7 @@ enum SocketTags {
         }
         if entry < 0 {
             // A full window: the entry that waited longest in it gives way.
-            entry = (home + Int(lnp_fetch_add(lnp_storage_counters() + 3, 1) % UInt64(window))) % capacity
+            entry = (home + Int(lnp_fetch_add(Counter.tagEvictions.word, 1) % UInt64(window))) % capacity
             words.store(2 * entry + 1, 0)
             words.store(2 * entry, cookie)
         }

@@ -54,11 +54,7 @@ public enum VerdictText {
             var writer = ByteWriter(raw)
             switch verdict {
             case .local(let reason):
-                var name = InterfaceName()
-                if let scopeName {
-                    let bytes = Array(scopeName.utf8.prefix(15)) + [UInt8](repeating: 0, count: 16)
-                    name = bytes.withUnsafeBytes { InterfaceName(first: $0.loadUnaligned(as: UInt64.self), second: $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self)) }
-                }
+                let name = Array((scopeName ?? "").utf8).withUnsafeBufferPointer { InterfaceName($0) }
                 reason.write(to: &writer, scopeName: name)
             case .notLocal(let reason):
                 reason.write(to: &writer)

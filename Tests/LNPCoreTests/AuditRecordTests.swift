@@ -240,9 +240,7 @@ struct AuditRecordTests {
         parts.endpoint = SocketEndpoint(address: widest, port: 65535, scopeID: 0)
         parts.pid = Int32.max
         parts.fd = Int32.min
-        let name = Array("abcdefghijklmno".utf8) + [0]
-        let interface = name.withUnsafeBytes { InterfaceName(first: $0.loadUnaligned(as: UInt64.self), second: $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self)) }
-        parts.reason = .onLink(prefix: widest, length: 128, interface: interface)
+        parts.reason = .onLink(prefix: widest, length: 128, interface: interfaceName("abcdefghijklmno"))
         let needed = parts.line(capacity: 65_536).bytes.count
         #expect(needed <= budgets.lineCapacity, "needs \(needed) bytes, the line holds \(budgets.lineCapacity)")
         let object = parseJSON(parts.line(capacity: budgets.lineCapacity).bytes) as? [String: Any]

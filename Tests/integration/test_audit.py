@@ -69,7 +69,9 @@ def test_without_audit_nothing_is_written(lan, fixtures, workdir):
     trace = workdir / "strace.txt"
     lan.client(["strace", "-f", "-qq", "-e", "trace=open,openat,creat", "-o", trace, lan.build.lnp_run, "--deny",
                 "--", fixtures.probe, "malformed", "10.77.0.2", "9"])
-    opens = [line for line in trace.read_text().splitlines() if "O_WRONLY" in line or "O_RDWR" in line or "creat(" in line]
+    lines = trace.read_text().splitlines()
+    assert any('"/dev/null", O_RDONLY' in line for line in lines), "the probe's own open should be in the trace"
+    opens = [line for line in lines if "O_WRONLY" in line or "O_RDWR" in line or "creat(" in line]
     assert opens == []
 
 

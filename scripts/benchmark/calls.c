@@ -2,22 +2,39 @@
 // the instructions each preload adds per call (run twice with different COUNTs).
 //   calls sendto ADDRESS PORT COUNT   one UDP socket, COUNT sendto calls
 //   calls cycle ADDRESS PORT COUNT    COUNT times: socket, connect (UDP), close
+//   calls spread ADDRESS PORT COUNT DISTINCT
+//                                     COUNT sendto calls, cycling through DISTINCT addresses
+//                                     from ADDRESS on; prints the wall-clock ns per call
 #include <arpa/inet.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 int main(int argc, char **argv) {
-    if (argc != 5) {
-        fprintf(stderr, "usage: calls sendto|cycle ADDRESS PORT COUNT\n");
+    if (argc != 5 && !(argc == 6 && strcmp(argv[1], "spread") == 0)) {
+        fprintf(stderr, "usage: calls sendto|cycle ADDRESS PORT COUNT, or calls spread ADDRESS PORT COUNT DISTINCT\n");
         return 2;
     }
     struct sockaddr_in address = {.sin_family = AF_INET, .sin_port = htons((unsigned short)atoi(argv[3]))};
     if (inet_pton(AF_INET, argv[2], &address.sin_addr) != 1) return 2;
     long count = atol(argv[4]);
-    if (strcmp(argv[1], "sendto") == 0) {
+    if (strcmp(argv[1], "spread") == 0) {
+        long distinct = atol(argv[5]);
+        unsigned first = ntohl(address.sin_addr.s_addr);
+        int fd = socket(AF_INET, SOCK_DGRAM, 0);
+        struct timespec start, end;
+        clock_gettime(CLOCK_MONOTONIC, &start);
+        for (long i = 0; i < count; i++) {
+            address.sin_addr.s_addr = htonl(first + (unsigned)(i % distinct));
+            sendto(fd, "x", 1, 0, (struct sockaddr *)&address, sizeof address);
+        }
+        clock_gettime(CLOCK_MONOTONIC, &end);
+        printf("%.0f\n", ((end.tv_sec - start.tv_sec) * 1e9 + (end.tv_nsec - start.tv_nsec)) / count);
+        close(fd);
+    } else if (strcmp(argv[1], "sendto") == 0) {
         int fd = socket(AF_INET, SOCK_DGRAM, 0);
         for (long i = 0; i < count; i++) sendto(fd, "x", 1, 0, (struct sockaddr *)&address, sizeof address);
         close(fd);

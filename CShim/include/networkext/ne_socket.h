@@ -12,7 +12,8 @@
  *
  * Each function returns 0 or an errno value (not -1 with errno set): EINVAL for a negative
  * socket, an unknown attribution or a malformed name (over 253 characters, a label over
- * 63, or not printable ASCII); EBADF or ENOTSOCK for a descriptor that is not a socket.
+ * 63, or not printable ASCII); ENAMETOOLONG when the names of one call take more than
+ * 1,008 bytes; EBADF or ENOTSOCK for a descriptor that is not a socket.
  *
  * Under lnp-run the calls reach liblnp.so. Without lnp they do nothing and return 0 (EINVAL
  * for a negative socket), so a program written against this header links and runs
