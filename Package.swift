@@ -30,6 +30,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         // C: raw system calls, static storage and atomics for the core. No policy.
@@ -64,18 +65,24 @@ let package = Package(
             name: "LNPTools",
             dependencies: ["LNPCoreHost", "CLibcap", "CGNUExtensions", .product(name: "SystemPackage", package: "swift-system")],
             path: "Sources/LNPTools"),
+        // Swift: the per-user decision store (SQLite, through GRDB) and the administrator's file.
+        // Only lnp-run and lnp use it; the preload never links SQLite.
+        .target(
+            name: "LNPStore",
+            dependencies: ["LNPTools", .product(name: "GRDB", package: "GRDB.swift")],
+            path: "Sources/LNPStore"),
         .executableTarget(
             name: "lnp-run",
-            dependencies: ["LNPTools", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["LNPTools", "LNPStore", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Sources/lnp-run"),
         .executableTarget(
             name: "lnp",
             dependencies: [
-                "LNPTools", "LNPCoreHost",
+                "LNPTools", "LNPCoreHost", "LNPStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/lnp"),
         .testTarget(
-            name: "LNPCoreTests", dependencies: ["LNPCoreHost", "LNPTools", "lnp-run"], path: "Tests/LNPCoreTests"),
+            name: "LNPCoreTests", dependencies: ["LNPCoreHost", "LNPTools", "LNPStore", "lnp-run"], path: "Tests/LNPCoreTests"),
     ]
 )

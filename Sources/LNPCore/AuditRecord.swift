@@ -39,7 +39,7 @@ public enum Transport: UInt8, BitwiseCopyable {
 ///
 ///     {"time":"…","pid":…,"program":"…","exe":"…","op":"connect","fd":3,"transport":"tcp",
 ///      "address":"10.77.0.2","port":80,"host":null,"domains":[],"reason":"on-link 10.77.0.0/24 via eth1",
-///      "decision":"deny","attribution":"app"}
+///      "decision":"deny","because":"remembered","attribution":"app"}
 ///
 /// Fields that do not apply (a resolve has no socket) are null. Variable fields have budgets
 /// that keep the whole line within its buffer, so it is always one valid JSON object.
@@ -52,11 +52,11 @@ public struct AuditRecord {
 
         /// Program and exe 1,024 each, host 300, domains 1,000: at most 3,800 bytes in all.
         public static var standard: Budgets { Budgets(path: 1024, host: 300, domains: 1000) }
-        /// For the rare record made with a small buffer on the stack: at most 870 bytes.
+        /// For the rare record made with a small buffer on the stack: at most 910 bytes.
         public static var small: Budgets { Budgets(path: 128, host: 64, domains: 128) }
 
         /// The longest line these budgets allow; what the fixed fields take comes first.
-        public var lineCapacity: Int { 420 + 2 * path + host + domains }
+        public var lineCapacity: Int { 460 + 2 * path + host + domains }
     }
 
     public var time: Timestamp
@@ -73,6 +73,7 @@ public struct AuditRecord {
     public var reason: LocalReason
     public var scopeName: InterfaceName
     public var decision: Decision
+    public var basis: DecisionBasis
     public var attribution: Attribution
     public var budgets = Budgets.standard
 
@@ -115,6 +116,8 @@ public struct AuditRecord {
         reason.write(to: &w, scopeName: scopeName)
         w.append("\",\"decision\":\"")
         w.append(decision == .allow ? "allow" : "deny")
+        w.append("\",\"because\":\"")
+        w.append(basis.name)
         w.append("\",\"attribution\":\"")
         w.append(attribution == .user ? "user" : "app")
         w.append("\"}")

@@ -23,12 +23,38 @@ enum Gate {
             if let explicit = tag.attribution { attribution = explicit }
             domains = tag.domains
         }
+        var answer = Answer(decision: settings.decision, basis: settings.basis, isFinal: true)
+        if settings.asking != .never {
+            answer = Answers.known()
+                ?? ask(settings, operation: operation, transport: transport, endpoint: endpoint, name: name, reason: reason)
+        }
         if let path = settings.auditPath {
             record(
                 operation, fd: fd, transport: transport, endpoint: endpoint, name: name, reason: reason,
-                attribution: attribution, domains: domains, settings: settings, path: path)
+                attribution: attribution, domains: domains, answer: answer, settings: settings, path: path)
         }
-        return settings.decision == .allow ? 0 : settings.errno
+        return answer.decision == .allow ? 0 : settings.errno
+    }
+
+    /// Asks lnp-run, and keeps a final answer for the rest of this process.
+    @inline(never)
+    private static func ask(
+        _ settings: Settings, operation: Operation, transport: Transport?, endpoint: SocketEndpoint?,
+        name: UnsafeBufferPointer<UInt8>, reason: LocalReason
+    ) -> Answer {
+        var scopeName = InterfaceName()
+        if case .linkLocal(let scope) = reason, scope != 0 { scopeName = InterfaceLookup.name(of: scope) }
+        let request = AskRequest(
+            mode: settings.asking, pid: Sys.getpid(), operation: operation, transport: transport, endpoint: endpoint,
+            name: name, reason: reason, scopeName: scopeName, usage: AskRequest.usageDescription())
+        var memory = InlineArray<1024, UInt8>(repeating: 0)
+        let answer = withUnsafeMutableBytes(of: &memory) { raw in
+            var writer = ByteWriter(raw)
+            request.write(to: &writer)
+            return Supervisor.ask(UnsafeRawBufferPointer(start: raw.baseAddress, count: writer.count), at: settings.askPath)
+        }
+        Answers.keep(answer)
+        return answer
     }
 
     /// Records the operation, in a static buffer if one is free, else on the stack.
@@ -36,13 +62,13 @@ enum Gate {
     private static func record(
         _ operation: Operation, fd: Int32?, transport: Transport?, endpoint: SocketEndpoint?,
         name: UnsafeBufferPointer<UInt8>, reason: LocalReason, attribution: Attribution, domains: DomainReference,
-        settings: Settings, path: UnsafePointer<UInt8>
+        answer: Answer, settings: Settings, path: UnsafePointer<UInt8>
     ) {
         var record = AuditRecord(
             time: Timestamp(seconds: 0, microseconds: 0), pid: Sys.getpid(), program: settings.program,
             executable: UnsafeBufferPointer(start: nil, count: 0), operation: operation, fd: fd, transport: transport,
             endpoint: endpoint, host: name, domains: UnsafeBufferPointer(start: nil, count: 0), reason: reason,
-            scopeName: InterfaceName(), decision: settings.decision, attribution: attribution)
+            scopeName: InterfaceName(), decision: answer.decision, basis: answer.basis, attribution: attribution)
         if let buffer = RecordBuffers.claim() {
             defer { RecordBuffers.release(buffer) }
             complete(&record, domains: domains, path: path,
@@ -54,7 +80,7 @@ enum Gate {
 
     @inline(never)
     private static func recordOnStack(_ record: inout AuditRecord, domains: DomainReference, path: UnsafePointer<UInt8>) {
-        var memory = InlineArray<1400, UInt8>(repeating: 0)
+        var memory = InlineArray<1440, UInt8>(repeating: 0)
         withUnsafeMutableBytes(of: &memory) { raw in
             record.budgets = .small
             complete(&record, domains: domains, path: path, in: RecordBuffers.Regions(raw, budgets: .small))

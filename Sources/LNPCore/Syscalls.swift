@@ -29,6 +29,15 @@ enum Sys {
         return open()
     }
 
+    /// Calls `body` again while it fails with EINTR: a signal handler that ran mid-call.
+    static func retryingInterrupted(_ body: () -> Result<Int, Errno>) -> Result<Int, Errno> {
+        while true {
+            let result = body()
+            if case .failure(let error) = result, error.rawValue == Int32(LNP_EINTR) { continue }
+            return result
+        }
+    }
+
     static func getpid() -> Int32 {
         Int32(truncatingIfNeeded: lnp_syscall6(Int(LNP_SYS_GETPID), 0, 0, 0, 0, 0, 0))
     }

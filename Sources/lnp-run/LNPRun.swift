@@ -1,4 +1,6 @@
 import ArgumentParser
+import CGNUExtensions
+import LNPStore
 import LNPTools
 
 #if canImport(Glibc)
@@ -16,6 +18,9 @@ struct LNPRun: ParsableCommand {
             Every operation of PROGRAM, and of every child it starts, that would reach the local \
             network (an on-link host, a link-local, multicast or broadcast address, a .local name) \
             is allowed or denied, and recorded with --audit. Everything else passes untouched.
+            Without --allow or --deny, the program's remembered decision applies (see 'lnp list'); \
+            a program nobody has decided asks on the terminal at its first local-network operation, \
+            and the answer is remembered. With no terminal, it is denied and not remembered.
             The exit status is PROGRAM's: 127 if it is not found, 126 if it cannot be executed, \
             125 for an error of lnp-run's own.
             """)
@@ -25,8 +30,8 @@ struct LNPRun: ParsableCommand {
 
         static func help(for value: Policy) -> ArgumentHelp? {
             switch value {
-            case .allow: return "Allow local-network operations (and record them)."
-            case .deny: return "Deny local-network operations: they fail at once and send nothing."
+            case .allow: return "Allow local-network operations for this run, whatever is remembered."
+            case .deny: return "Deny local-network operations for this run: they fail at once and send nothing."
             }
         }
     }
@@ -49,6 +54,17 @@ struct LNPRun: ParsableCommand {
     @Option(help: ArgumentHelp(
         "Attribute every socket to the app (the default) or to the user, as a browser would.", valueName: "WHO"))
     var attribution: AttributionOption = .app
+
+    @Flag(help: ArgumentHelp(
+        "While asking, fail operations at once with the errno (as Apple does) instead of holding them until the answer."))
+    var denyWhileAsking = false
+
+    @Option(help: ArgumentHelp("How long the prompt waits for an answer before denying.", valueName: "SECONDS"))
+    var promptTimeout: Int = 30
+
+    @Option(help: ArgumentHelp(
+        "Why the program uses the local network, shown in the prompt (default: $LNP_USAGE_DESCRIPTION).", valueName: "TEXT"))
+    var usageDescription: String?
 
     @Argument(parsing: .captureForPassthrough, help: ArgumentHelp("The program to run, and its arguments.", valueName: "PROGRAM"))
     var command: [String] = []
@@ -82,9 +98,7 @@ struct LNPRun: ParsableCommand {
             throw Failure("unknown option '\(first)'; see 'lnp-run --help'")
         }
         guard let name = arguments.first else { throw Failure("no PROGRAM to run; usage: lnp-run [options] -- PROGRAM [ARGS...]") }
-        guard let policy else {
-            throw Failure("choose --allow or --deny (a program's own remembered decision is not supported yet)")
-        }
+        guard promptTimeout > 0 && promptTimeout <= 86_400 else { throw Failure("--prompt-timeout takes 1 to 86400 seconds") }
         var errno = LaunchSettings.defaultErrno
         if let errnoName {
             guard let value = ErrnoName.value(of: errnoName) else {
@@ -115,13 +129,43 @@ struct LNPRun: ParsableCommand {
             Diagnostics.warning("cannot observe \(program): \(observability.summary); running it unobserved")
         }
 
-        let settings = LaunchSettings(
-            preload: preload, program: program, decision: policy == .allow ? "allow" : "deny", errno: errno,
-            attribution: attribution.rawValue, auditPath: auditPath)
+        let identity = ProgramIdentity.of(executable: program, arguments: Array(arguments.dropFirst()))
+        let launch = LaunchDecision.make(
+            for: identity, option: policy.map { $0 == .allow }, storePath: DecisionStore.defaultPath(),
+            denyWhileAsking: denyWhileAsking)
+        launch.warnings.forEach(Diagnostics.warning)
+
+        var settings = LaunchSettings(
+            preload: preload, program: identity.path, decision: launch.policy, errno: errno,
+            attribution: attribution.rawValue, auditPath: auditPath, basis: launch.basis)
+        var asking: Supervisor.Asking? = nil
+        if launch.asks {
+            let server = try AskServer.start()
+            settings.askPath = server.path
+            asking = Supervisor.Asking(
+                server: server, program: identity.path,
+                usage: usageDescription ?? ProgramLocator.environmentValue("LNP_USAGE_DESCRIPTION") ?? "",
+                timeoutSeconds: promptTimeout,
+                remember: { allow in LaunchDecision.remember(allow, for: identity) },
+                noTerminalMessage: "denied local-network access: \(identity.path) is undetermined and there is no terminal "
+                    + "to ask on; decide with 'lnp allow \(identity.path)' (or 'lnp deny')")
+        }
+
+        guard let signals = SignalIntake.start() else { throw Failure("cannot take in signals: \(ErrnoName.description(of: Glibc.errno))") }
+        _ = lnp_become_subreaper()
         let environment = settings.environment(from: ProcessEnvironment.current())
-        let failure = Exec.replaceProcess(path: program, arguments: arguments, environment: environment)
-        throw Failure("cannot execute \(program): \(ErrnoName.description(of: failure))",
-                      status: failure == ENOENT ? ExitStatus.notFound : ExitStatus.notExecutable)
+        let child: pid_t
+        switch Spawn.start(path: program, arguments: arguments, environment: environment, signals: signals) {
+        case .success(let pid): child = pid
+        case .failure(let spawnFailure):
+            let failure = spawnFailure.errno
+            asking?.server.stop()
+            throw Failure("cannot execute \(program): \(ErrnoName.description(of: failure))",
+                          status: failure == ENOENT ? ExitStatus.notFound : ExitStatus.notExecutable)
+        }
+        if launch.needsMarkingUsed { LaunchDecision.markUsed(identity) }
+        let status = Supervisor(child: child, signals: signals, asking: asking).run()
+        Spawn.exit(mirroring: status)
     }
 }
 

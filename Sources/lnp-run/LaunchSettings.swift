@@ -11,10 +11,15 @@ struct LaunchSettings {
 
     var preload: String
     var program: String
+    /// `allow`, `deny`, `ask` (hold operations while asking) or `ask-deny` (deny while asking).
     var decision: String
     var errno: Int32
     var attribution: String
     var auditPath: String?
+    /// Why the decision is what it is, as the audit's `because` names it.
+    var basis: String = "run-option"
+    /// The socket lnp-run answers on while the program is undetermined.
+    var askPath: String? = nil
 
     /// `current` with the preload first in LD_PRELOAD (once, even if lnp-run runs under
     /// itself) and lnp's variables replaced by this run's.
@@ -34,9 +39,10 @@ struct LaunchSettings {
             .map(String.init)
             .filter { !$0.hasSuffix("/" + PreloadLocator.fileName) && $0 != PreloadLocator.fileName }
         result.append("LD_PRELOAD=" + ([preload] + others).joined(separator: ":"))
-        result.append("LNP_POLICY=\(decision),\(errno),\(attribution)")
+        result.append("LNP_POLICY=\(decision),\(errno),\(attribution),\(basis)")
         result.append("LNP_PROGRAM=\(program)")
         if let auditPath { result.append("LNP_AUDIT=\(auditPath)") }
+        if let askPath { result.append("LNP_ASK=\(askPath)") }
         return result
     }
 }
@@ -66,15 +72,5 @@ enum AuditFile {
         }
         close(fd)
         return absolute
-    }
-}
-
-enum Exec {
-    /// Replaces this process with the program; returns only on failure, with the errno.
-    static func replaceProcess(path: String, arguments: [String], environment: [String]) -> Int32 {
-        let argv = arguments.map { strdup($0) } + [nil]
-        let envp = environment.map { strdup($0) } + [nil]
-        execve(path, argv, envp)
-        return errno
     }
 }

@@ -6,5 +6,5 @@ struct LNP: ParsableCommand {
         commandName: "lnp",
         abstract: "Local network privacy for Linux programs.",
         discussion: "Run programs under it with lnp-run; see what lnp decides with these commands.",
-        subcommands: [Check.self])
+        subcommands: [Check.self, ListCommand.self, AllowCommand.self, DenyCommand.self, ResetCommand.self])
 }

@@ -17,6 +17,7 @@ private struct RecordParts {
     var reason: LocalReason = .onLink(prefix: v4(10, 77, 0, 0), length: 24, interface: interfaceName("eth1"))
     var scopeName = InterfaceName()
     var decision: Decision = .deny
+    var basis: DecisionBasis = .remembered
     var attribution: Attribution = .app
 
     /// The record as the audit writes it: at most 4095 bytes, as in AuditLog (the 4096th
@@ -31,7 +32,7 @@ private struct RecordParts {
                         var record = AuditRecord(
                             time: time, pid: pid, program: program, executable: executable, operation: operation, fd: fd,
                             transport: transport, endpoint: endpoint, host: host, domains: domains, reason: reason,
-                            scopeName: scopeName, decision: decision, attribution: attribution)
+                            scopeName: scopeName, decision: decision, basis: basis, attribution: attribution)
                         record.budgets = budgets
                         return writeBytes(capacity: capacity) { record.write(to: &$0) }
                     }
@@ -47,7 +48,7 @@ private struct RecordParts {
 }
 
 private let allKeys = [
-    "time", "pid", "program", "exe", "op", "fd", "transport", "address", "port", "host", "domains", "reason", "decision",
+    "time", "pid", "program", "exe", "op", "fd", "transport", "address", "port", "host", "domains", "reason", "decision", "because",
     "attribution",
 ]
 
@@ -71,6 +72,7 @@ struct AuditRecordTests {
         #expect(object["domains"] as? [String] == ["printer.local", "example.com"])
         #expect(object["reason"] as? String == "on-link 10.77.0.0/24 via eth1")
         #expect(object["decision"] as? String == "deny")
+        #expect(object["because"] as? String == "remembered")
         #expect(object["attribution"] as? String == "app")
     }
 

@@ -7,7 +7,7 @@ import re
 from conftest import json_lines, run
 
 FIELDS = ["time", "pid", "program", "exe", "op", "fd", "transport", "address", "port", "host", "domains",
-          "reason", "decision", "attribution"]
+          "reason", "decision", "because", "attribution"]
 
 
 def test_record_fields(lan, fixtures, audit):
@@ -23,7 +23,7 @@ def test_record_fields(lan, fixtures, audit):
     assert (record["op"], record["fd"], record["transport"]) == ("connect", 3, "tcp")
     assert (record["address"], record["port"], record["host"], record["domains"]) == ("10.77.0.2", 8080, None, [])
     assert record["reason"] == "on-link 10.77.0.0/24 via c0"
-    assert (record["decision"], record["attribution"]) == ("deny", "app")
+    assert (record["decision"], record["because"], record["attribution"]) == ("deny", "run-option", "app")
 
 
 def test_children_are_recorded_with_the_program_and_their_own_exe(lan, fixtures, audit):

@@ -1,0 +1,147 @@
+import LNPSys
+
+/// lnp-run's answer to "may this program use the local network?": the decision, why, and
+/// whether it stands for the rest of the process's life (the person answered) or for this
+/// operation only (denied while asking, no terminal, no answer in time).
+struct Answer: Equatable, Sendable {
+    var decision: Decision
+    var basis: DecisionBasis
+    var isFinal: Bool
+
+    static var unreachable: Answer { Answer(decision: .deny, basis: .noSupervisor, isFinal: false) }
+
+    /// The reply's three bytes: `a` or `d`, the basis's raw value as a digit, `1` if final.
+    static func parse(_ reply: UnsafeRawBufferPointer) -> Answer? {
+        guard reply.count == 3, let basis = DecisionBasis(rawValue: reply[1] &- UInt8(ascii: "0")) else { return nil }
+        let decision: Decision
+        switch reply[0] {
+        case UInt8(ascii: "a"): decision = .allow
+        case UInt8(ascii: "d"): decision = .deny
+        default: return nil
+        }
+        return Answer(decision: decision, basis: basis, isFinal: reply[2] == UInt8(ascii: "1"))
+    }
+}
+
+/// The final answer this process has, in settings word 5 (0: none yet), so that it asks
+/// once. A forked child inherits it, being the same program; an exec'd one asks again,
+/// and lnp-run answers at once.
+enum Answers {
+    static func known() -> Answer? {
+        let word = SharedWords(lnp_storage_settings()).load(5)
+        guard word & 1 != 0, let decision = Decision(rawValue: UInt8(truncatingIfNeeded: word >> 8)),
+            let basis = DecisionBasis(rawValue: UInt8(truncatingIfNeeded: word >> 16))
+        else { return nil }
+        return Answer(decision: decision, basis: basis, isFinal: true)
+    }
+
+    static func keep(_ answer: Answer) {
+        guard answer.isFinal else { return }
+        SharedWords(lnp_storage_settings()).store(5, 1 | UInt64(answer.decision.rawValue) << 8 | UInt64(answer.basis.rawValue) << 16)
+    }
+}
+
+/// Asking lnp-run, the supervisor, on its SOCK_SEQPACKET socket: one request per connection
+/// (see `AskRequest`), one three-byte reply. While holding, the reply comes when the person
+/// has answered; lnp-run gives up after its prompt timeout, and a supervisor that is gone
+/// closes the socket: both end the wait. The descriptor lives for the one call.
+enum Supervisor {
+    static func ask(_ request: UnsafeRawBufferPointer, at path: UnsafeBufferPointer<UInt8>) -> Answer {
+        guard path.count > 0, path.count < Int(LNP_SOCKET_PATH_CAPACITY) else { return .unreachable }
+        let opened = Sys.openingPastTheLimit {
+            Sys.call(Int(LNP_SYS_SOCKET), Int(LNP_AF_UNIX), Int(LNP_SOCK_SEQPACKET | LNP_SOCK_CLOEXEC), 0)
+                .map { Int32(truncatingIfNeeded: $0) }
+        }
+        guard case .success(let fd) = opened else { return .unreachable }
+        defer { Sys.close(fd) }
+        var address = InlineArray<112, UInt8>(repeating: 0)  // sockaddr_un: family, then the path and its NUL
+        var reply = InlineArray<4, UInt8>(repeating: 0)
+        return withUnsafeMutableBytes(of: &address) { sockaddr in
+            sockaddr[0] = UInt8(LNP_AF_UNIX)
+            for i in 0..<path.count { sockaddr[2 + i] = path[i] }
+            let length = 2 + path.count + 1
+            let connected = Sys.retryingInterrupted {
+                Sys.call(Int(LNP_SYS_CONNECT), Int(fd), Int(bitPattern: sockaddr.baseAddress), length)
+            }
+            // (EISCONN: a connect interrupted by a signal went on to complete)
+            if case .failure(let error) = connected, error.rawValue != Int32(LNP_EISCONN) { return .unreachable }
+            guard case .success = Sys.retryingInterrupted({
+                Sys.call(Int(LNP_SYS_SENDTO), Int(fd), Int(bitPattern: request.baseAddress), request.count, Int(LNP_MSG_NOSIGNAL))
+            }) else { return .unreachable }
+            return withUnsafeMutableBytes(of: &reply) { bytes in
+                guard case .success(let count) = Sys.retryingInterrupted({
+                    Sys.call(Int(LNP_SYS_RECVFROM), Int(fd), Int(bitPattern: bytes.baseAddress), bytes.count)
+                }) else { return .unreachable }
+                return Answer.parse(UnsafeRawBufferPointer(rebasing: bytes[0..<count])) ?? .unreachable
+            }
+        }
+    }
+}
+
+/// What the person is asked about, as lnp-run's prompt shows it:
+///
+///     hold 1234
+///     connect tcp 10.77.0.2:80 — on-link 10.77.0.0/24 via eth1
+///     The usage description, if the process has LNP_USAGE_DESCRIPTION set.
+///
+/// The first word is `hold` (wait for the answer) or `now` (deny while asking).
+struct AskRequest {
+    static let capacity = 1024
+    static let usageBudget = 400
+
+    var mode: AskMode
+    var pid: Int32
+    var operation: Operation
+    var transport: Transport?
+    var endpoint: SocketEndpoint?
+    var name: UnsafeBufferPointer<UInt8>
+    var reason: LocalReason
+    var scopeName: InterfaceName
+    var usage: UnsafeBufferPointer<UInt8>
+
+    func write(to w: inout ByteWriter) {
+        w.append(mode == .denyingWhileAsking ? "now " : "hold ")
+        w.appendDecimal(Int64(pid))
+        w.append(UInt8(ascii: "\n"))
+        operation.write(to: &w)
+        if let transport {
+            w.append(UInt8(ascii: " "))
+            transport.write(to: &w)
+        }
+        if !name.isEmpty {
+            w.append(UInt8(ascii: " "))
+            appendLine(name, budget: 300, to: &w)
+        } else if let endpoint {
+            w.append(UInt8(ascii: " "))
+            let bracketed = endpoint.address.family == .v6 && endpoint.port != 0
+            if bracketed { w.append(UInt8(ascii: "[")) }
+            endpoint.address.write(to: &w)
+            if bracketed { w.append(UInt8(ascii: "]")) }
+            if endpoint.port != 0 {
+                w.append(UInt8(ascii: ":"))
+                w.appendDecimal(UInt64(endpoint.port))
+            }
+        }
+        w.append(" — ")
+        reason.write(to: &w, scopeName: scopeName)
+        w.append(UInt8(ascii: "\n"))
+        appendLine(usage, budget: AskRequest.usageBudget, to: &w)
+    }
+
+    /// Bytes on one line: control characters (a newline among them) become spaces.
+    private func appendLine(_ bytes: UnsafeBufferPointer<UInt8>, budget: Int, to w: inout ByteWriter) {
+        for byte in bytes.prefix(budget) { w.append(byte < 0x20 || byte == 0x7f ? UInt8(ascii: " ") : byte) }
+    }
+
+    /// The process's own usage description, read from its environment now: a program may
+    /// set it itself before its first local-network operation.
+    static func usageDescription() -> UnsafeBufferPointer<UInt8> {
+        var usage = UnsafeBufferPointer<UInt8>(start: nil, count: 0)
+        Environment.forEachEntry { entry in
+            if Environment.mayBeLNP(entry), let value = Environment.value(of: entry, ifNamed: "LNP_USAGE_DESCRIPTION") {
+                usage = value
+            }
+        }
+        return usage
+    }
+}

@@ -1,0 +1,126 @@
+import CGNUExtensions
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The signals lnp-run takes in through a signalfd: SIGCHLD, and those it passes on to the
+/// program. Job-control stops (SIGTSTP, SIGTTIN, SIGTTOU) are left alone: they stop lnp-run
+/// with the rest of the job, as a shell expects.
+struct SignalIntake {
+    static let forwarded: [Int32] = [SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGALRM, SIGWINCH, SIGCONT]
+
+    let fd: Int32
+    /// The mask lnp-run started with, for the program.
+    let originalMask: sigset_t
+    /// Whether SIGPIPE was ignored when lnp-run started (the program inherits that, not
+    /// lnp-run's own choice to ignore it).
+    let pipeWasIgnored: Bool
+
+    static func start() -> SignalIntake? {
+        var set = sigset_t()
+        sigemptyset(&set)
+        sigaddset(&set, SIGCHLD)
+        for signal in forwarded { sigaddset(&set, signal) }
+        var original = sigset_t()
+        guard sigprocmask(SIG_BLOCK, &set, &original) == 0 else { return nil }
+        let fd = signalfd(-1, &set, Int32(SFD_CLOEXEC | SFD_NONBLOCK))
+        guard fd >= 0 else { return nil }
+        // Replies to an asker that has gone must not kill lnp-run.
+        return SignalIntake(fd: fd, originalMask: original, pipeWasIgnored: lnp_ignore_sigpipe() != 0)
+    }
+
+    /// The signals that arrived.
+    func drain() -> [signalfd_siginfo] {
+        var received: [signalfd_siginfo] = []
+        var info = signalfd_siginfo()
+        while read(fd, &info, MemoryLayout<signalfd_siginfo>.size) == MemoryLayout<signalfd_siginfo>.size {
+            received.append(info)
+        }
+        return received
+    }
+}
+
+enum SignalOrigin {
+    /// Whether a signal is lnp-run's to pass on: sent by a process (not the terminal, which
+    /// signals the program's whole process group itself), and not by the program or one of
+    /// its descendants (a `kill(0, …)` reaches the program already).
+    static func shouldForward(_ info: signalfd_siginfo, child: pid_t) -> Bool {
+        if Int32(info.ssi_signo) == SIGCHLD { return false }
+        let code = info.ssi_code
+        guard code == SI_USER || code == SI_QUEUE || code == SI_TKILL else { return false }
+        return !isDescendant(pid_t(info.ssi_pid))
+    }
+
+    /// Whether `pid` descends from lnp-run, by its parents in /proc.
+    static func isDescendant(_ pid: pid_t) -> Bool {
+        let me = getpid()
+        var current = pid
+        for _ in 0..<64 {
+            guard current > 1 else { return false }
+            guard let parent = parent(of: current) else { return false }
+            if parent == me { return true }
+            current = parent
+        }
+        return false
+    }
+
+    private static func parent(of pid: pid_t) -> pid_t? {
+        guard let file = fopen("/proc/\(pid)/stat", "re") else { return nil }
+        defer { fclose(file) }
+        var buffer = [CChar](repeating: 0, count: 512)
+        guard fgets(&buffer, Int32(buffer.count), file) != nil else { return nil }
+        let line = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        // "pid (comm) state ppid …": comm may hold spaces and parentheses; the last ")" ends it.
+        guard let close = line.lastIndex(of: ")") else { return nil }
+        let fields = line[line.index(after: close)...].split(separator: " ")
+        return fields.count > 1 ? pid_t(fields[1]) : nil
+    }
+}
+
+/// A failed exec, with its errno.
+struct SpawnFailure: Error {
+    var errno: Int32
+}
+
+enum Spawn {
+    /// Starts the program as lnp-run's child, with the signal mask and dispositions lnp-run
+    /// itself was started with. Returns the child, or the errno of a failed exec.
+    static func start(path: String, arguments: [String], environment: [String], signals: SignalIntake) -> Result<pid_t, SpawnFailure> {
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var mask = signals.originalMask
+        posix_spawnattr_setsigmask(&attributes, &mask)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        if !signals.pipeWasIgnored { sigaddset(&defaults, SIGPIPE) }
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        let argv = arguments.map { strdup($0) } + [nil]
+        let envp = environment.map { strdup($0) } + [nil]
+        defer {
+            argv.forEach { free($0) }
+            envp.forEach { free($0) }
+        }
+        var child: pid_t = 0
+        let result = posix_spawn(&child, path, nil, &attributes, argv, envp)
+        return result == 0 ? .success(child) : .failure(SpawnFailure(errno: result))
+    }
+
+    /// Ends lnp-run as the program ended: with its exit status, or by its signal (so a
+    /// shell sees the same death), without a core dump of lnp-run's own.
+    static func exit(mirroring status: Int32) -> Never {
+        if status & 0x7f == 0 { Glibc.exit((status >> 8) & 0xff) }
+        let signalNumber = status & 0x7f
+        var noCore = rlimit(rlim_cur: 0, rlim_max: 0)
+        setrlimit(__rlimit_resource_t(RLIMIT_CORE.rawValue), &noCore)
+        signal(signalNumber, SIG_DFL)
+        var set = sigset_t()
+        sigemptyset(&set)
+        sigaddset(&set, signalNumber)
+        sigprocmask(SIG_UNBLOCK, &set, nil)
+        raise(signalNumber)
+        Glibc.exit(128 + signalNumber)
+    }
+}

@@ -1,0 +1,101 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The question lnp-run puts on the controlling terminal, Apple's alert in words:
+///
+///     lnp: “tool.py” would like to find and connect to devices on your local network.
+///       program   /home/ana/tool.py
+///       asked by  connect tcp 10.77.0.2:80 — on-link 10.77.0.0/24 via eth1 (pid 4242)
+///       why       Finds the printers on your network.
+///     Allow? a = Allow, d = Don't Allow (30 s):
+struct PromptText {
+    var program: String
+    var request: AskRequestText
+    /// The usage description: the asking process's own, else lnp-run's option.
+    var usage: String
+    var timeoutSeconds: Int
+
+    var question: String {
+        let name = program.split(separator: "/").last.map(String.init) ?? program
+        var lines = [
+            "",
+            "lnp: \u{201C}\(name)\u{201D} would like to find and connect to devices on your local network.",
+            "  program   \(program)",
+            "  asked by  \(request.description) (pid \(request.pid))",
+        ]
+        if !usage.isEmpty { lines.append("  why       \(usage)") }
+        lines.append("Allow? a = Allow, d = Don't Allow (\(timeoutSeconds) s): ")
+        return lines.joined(separator: "\r\n")
+    }
+
+    static let reminder = "\r\nPlease answer a (Allow) or d (Don't Allow): "
+}
+
+/// Reads the answer as it is typed: the first letter that means yes or no decides; a line
+/// that ends without one asks again. Works whether the terminal gives lines or keys.
+struct AnswerReader {
+    enum Outcome: Equatable { case allow, deny, unclear, pending }
+
+    private var sawText = false
+
+    mutating func feed(_ bytes: [UInt8]) -> Outcome {
+        for byte in bytes {
+            switch byte {
+            case UInt8(ascii: "a"), UInt8(ascii: "A"), UInt8(ascii: "y"), UInt8(ascii: "Y"): return .allow
+            case UInt8(ascii: "d"), UInt8(ascii: "D"), UInt8(ascii: "n"), UInt8(ascii: "N"): return .deny
+            case UInt8(ascii: "\n"), UInt8(ascii: "\r"):
+                if sawText {
+                    sawText = false
+                    return .unclear
+                }
+            case UInt8(ascii: " "), UInt8(ascii: "\t"): break
+            default: sawText = true
+            }
+        }
+        return .pending
+    }
+}
+
+/// The controlling terminal, opened for the prompt only: never the program's stdin or
+/// stdout, so a program whose output is redirected is still asked.
+struct Terminal {
+    let fd: Int32
+
+    /// nil when there is no controlling terminal, or lnp-run is a background job (it cannot
+    /// read the terminal then): like an iOS app in the background, the program is not asked.
+    static func open() -> Terminal? {
+        let fd = Glibc.open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC | O_NONBLOCK)
+        guard fd >= 0 else { return nil }
+        guard tcgetpgrp(fd) == getpgrp() else {
+            Glibc.close(fd)
+            return nil
+        }
+        return Terminal(fd: fd)
+    }
+
+    func say(_ text: String) {
+        var bytes = Array(text.utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeMutableBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
+            if written > 0 {
+                offset += written
+            } else if written < 0 && (errno == EINTR || errno == EAGAIN) {
+                var poller = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+                _ = poll(&poller, 1, 100)
+            } else {
+                return
+            }
+        }
+    }
+
+    /// What has been typed; empty when nothing is there (or the terminal is gone).
+    func readAvailable() -> [UInt8] {
+        var buffer = [UInt8](repeating: 0, count: 256)
+        let count = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+        return count > 0 ? Array(buffer[0..<count]) : []
+    }
+
+    func close() { Glibc.close(fd) }
+}

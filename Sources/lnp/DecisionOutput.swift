@@ -1,0 +1,185 @@
+import ArgumentParser
+import Foundation
+import LNPStore
+import LNPTools
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A decision as `lnp list --json` (and `allow`/`deny --json`) shows it.
+struct DecisionReport: Encodable, Equatable {
+    var program: String
+    var state: String
+    var source: String
+    var sourceFile: String?
+    var sourceLine: Int?
+    var decidedAt: String?
+    var buildID: String?
+    var currentBuildID: String?
+    var buildIDChanged: Bool
+    var fileMissing: Bool
+    var lastUsed: String?
+
+    /// What the file at the path is now, compared with what was decided.
+    init(_ decision: Decision) {
+        program = decision.path
+        state = decision.state.rawValue
+        switch decision.source {
+        case .user:
+            source = "user"
+        case .administrator(let file, let line):
+            source = "administrator"
+            sourceFile = file
+            sourceLine = line
+        }
+        decidedAt = decision.decidedAt.map(Times.iso8601)
+        buildID = decision.buildID
+        lastUsed = decision.lastUsed.map(Times.iso8601)
+        let current = FileNow(decision.path)
+        fileMissing = !current.exists
+        currentBuildID = current.buildID
+        buildIDChanged = FileNow.hasChanged(decision, current)
+    }
+
+    // Absent values are written as null, not left out.
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(program, forKey: .program)
+        try container.encode(state, forKey: .state)
+        try container.encode(source, forKey: .source)
+        try container.encode(sourceFile, forKey: .sourceFile)
+        try container.encode(sourceLine, forKey: .sourceLine)
+        try container.encode(decidedAt, forKey: .decidedAt)
+        try container.encode(buildID, forKey: .buildID)
+        try container.encode(currentBuildID, forKey: .currentBuildID)
+        try container.encode(buildIDChanged, forKey: .buildIDChanged)
+        try container.encode(fileMissing, forKey: .fileMissing)
+        try container.encode(lastUsed, forKey: .lastUsed)
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case program, state, source, sourceFile, sourceLine, decidedAt, buildID, currentBuildID, buildIDChanged,
+            fileMissing, lastUsed
+    }
+}
+
+/// The file at a decided path, now.
+struct FileNow {
+    var exists: Bool
+    var buildID: String?
+
+    init(_ path: String) {
+        var info = stat()
+        exists = stat(path, &info) == 0
+        buildID = exists ? ProgramIdentity.currentBuildID(of: path) : nil
+    }
+
+    /// A person's decision whose file is there but no longer has the build-id it was decided
+    /// with (administrator entries name a path only).
+    static func hasChanged(_ decision: Decision, _ now: FileNow) -> Bool {
+        decision.source == .user && now.exists && now.buildID != decision.buildID
+    }
+
+    /// "build-id changed: now abcdef012345", "file missing", or nothing.
+    static func note(_ decision: Decision, _ now: FileNow) -> String {
+        if !now.exists { return "file missing" }
+        if hasChanged(decision, now) { return "build-id changed: now " + (now.buildID.map(short) ?? "none") }
+        return ""
+    }
+
+    static func short(_ buildID: String) -> String { String(buildID.prefix(12)) }
+}
+
+enum Times {
+    static func iso8601(_ date: Date) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime]
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        return formatter.string(from: date)
+    }
+
+    static func local(_ date: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone.current
+        formatter.dateFormat = "yyyy-MM-dd HH:mm"
+        return formatter.string(from: date)
+    }
+}
+
+enum Output {
+    static func json<T: Encodable>(_ value: T) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        print(String(decoding: try encoder.encode(value), as: UTF8.self))
+    }
+
+    /// Columns padded to their widest cell; the last one is not padded, nor any line's end.
+    static func table(_ rows: [[String]]) -> [String] {
+        guard let columns = rows.map(\.count).max() else { return [] }
+        var widths = [Int](repeating: 0, count: columns)
+        for row in rows {
+            for (index, cell) in row.enumerated() { widths[index] = max(widths[index], cell.count) }
+        }
+        return rows.map { row in
+            var line = ""
+            for (index, cell) in row.enumerated() {
+                line += index == row.count - 1 ? cell : cell.padding(toLength: widths[index] + 2, withPad: " ", startingAt: 0)
+            }
+            while line.hasSuffix(" ") { line.removeLast() }
+            return line
+        }
+    }
+
+    static func warn(_ message: String) {
+        FileHandle.standardError.write(Data("lnp: warning: \(message)\n".utf8))
+    }
+
+    /// One line on stderr, then the exit status.
+    static func fail(_ message: String, status: Int32 = 1) -> ExitCode {
+        FileHandle.standardError.write(Data("lnp: \(message)\n".utf8))
+        return ExitCode(status)
+    }
+
+    static func fail(_ failure: StoreFailure) -> ExitCode {
+        fail(failure.description + " (lnp leaves it as it is; move it aside to start afresh)")
+    }
+
+    static func fail(_ failure: AdministratorFileFailure) -> ExitCode {
+        fail("the administrator's decisions are unusable: \(failure)")
+    }
+}
+
+/// The administrator's file and the person's store, as the commands read them.
+enum Decisions {
+    static func administrator() throws(ExitCode) -> AdministratorDecisions {
+        do {
+            return try AdministratorDecisions.load()
+        } catch {
+            throw Output.fail(error)
+        }
+    }
+
+    static func store(create: Bool) throws(ExitCode) -> DecisionStore? {
+        do {
+            return try DecisionStore.open(path: DecisionStore.defaultPath(), create: create)
+        } catch {
+            throw Output.fail(error)
+        }
+    }
+
+    static func refusal(_ path: String, _ decision: Decision) -> String {
+        guard case .administrator(let file, let line) = decision.source else { return "" }
+        return "\(path) is decided by the administrator (\(file):\(line)); a user's decision cannot override it"
+    }
+}
+
+/// Runs a store operation, turning its failure into `lnp: …` and exit status 1.
+func withStore<T>(_ body: () throws(StoreFailure) -> T) throws(ExitCode) -> T {
+    do {
+        return try body()
+    } catch {
+        throw Output.fail(error)
+    }
+}

@@ -1,0 +1,291 @@
+"""The undetermined state and the prompt: lnp-run asks on the controlling terminal (a real
+pseudo-terminal here), remembers the answer per program, and denies without asking when there
+is no terminal. Programs connect to the peer namespace's web server (10.77.0.2:8080, on-link).
+"""
+
+import errno
+import json
+import os
+import pty
+import select
+import shutil
+import sqlite3
+import subprocess
+import time
+
+import pytest
+
+from conftest import FIXTURES, json_lines, run
+
+HOST, PORT = "10.77.0.2", "8080"
+QUESTION = "would like to find and connect to devices on your local network"
+
+
+@pytest.fixture
+def state(workdir):
+    """A fresh per-user state directory (XDG_STATE_HOME) for each test."""
+    directory = workdir / f"state-{time.monotonic_ns()}"
+    directory.mkdir()
+    return directory
+
+
+def store_rows(state):
+    path = state / "lnp" / "decisions.sqlite"
+    if not path.exists():
+        return []
+    with sqlite3.connect(path) as db:
+        return db.execute("SELECT path, state FROM decisions ORDER BY path").fetchall()
+
+
+def environment(state, **extra):
+    return dict(os.environ, XDG_STATE_HOME=str(state), **extra)
+
+
+class Terminal:
+    """A command run with a pseudo-terminal as its controlling terminal; what it writes
+    there is collected, and answers are typed into it."""
+
+    def __init__(self, command, env, log=None):
+        self.output = b""
+        self.log = log
+        self.pid, self.fd = pty.fork()
+        if self.pid == 0:
+            try:
+                os.execvpe(command[0], [str(c) for c in command], env)
+            finally:
+                os._exit(127)
+
+    def read(self, timeout):
+        """Collects what the terminal shows. Reading fails (EIO) while no process has the
+        terminal open, which happens here: the program's standard streams are files, and
+        lnp-run opens /dev/tty only to ask."""
+        ready, _, _ = select.select([self.fd], [], [], timeout)
+        if ready:
+            try:
+                self.output += os.read(self.fd, 4096)
+            except OSError:
+                time.sleep(timeout)
+
+    def wait_for(self, text, timeout=20):
+        deadline = time.monotonic() + timeout
+        while text.encode() not in self.output:
+            assert time.monotonic() < deadline, f"no {text!r} on the terminal; it shows:\n{self.text}"
+            self.read(0.05)
+
+    def type(self, text):
+        os.write(self.fd, text.encode())
+
+    def finish(self, timeout=30):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            pid, status = os.waitpid(self.pid, os.WNOHANG)
+            if pid:
+                self.read(0.05)
+                os.close(self.fd)
+                return os.waitstatus_to_exitcode(status)
+            self.read(0.1)
+        os.kill(self.pid, 9)
+        pytest.fail(f"the command did not end; the terminal shows:\n{self.text}")
+
+    @property
+    def text(self):
+        text = self.output.decode(errors="replace")
+        if self.log and self.log.exists():
+            text += f"\n[the program's stderr]\n{self.log.read_text()}"
+        return text
+
+
+def on_terminal(lan, options, command, state, *, redirect, env=None):
+    """lnp-run in the client namespace with a terminal, the program's stdin, stdout and
+    stderr redirected to files (so the prompt can only be on the terminal)."""
+    out, err = redirect.with_suffix(".out"), redirect.with_suffix(".err")
+    shell = 'exec "$@" < /dev/null > "$OUT" 2> "$ERR"'
+    full = ["ip", "netns", "exec", lan.client_ns, "sh", "-c", shell, "sh", lan.build.lnp_run, *options, "--", *command]
+    return Terminal(full, environment(state, OUT=str(out), ERR=str(err), **(env or {})), log=err), out, err
+
+
+def client(lan, state, options, command, **extra):
+    """lnp-run without a terminal (stdin from /dev/null, no controlling terminal)."""
+    full = ["setsid", "-w", "ip", "netns", "exec", lan.client_ns, lan.build.lnp_run, *options, "--", *command]
+    return run([str(c) for c in full], env=environment(state, **extra), input="")
+
+
+def attempts(text):
+    return json_lines(text)
+
+
+def lan_client(*arguments):
+    return [str(FIXTURES / "lan_client.py"), *arguments]
+
+
+def test_allow_at_the_prompt_is_remembered(lan, state, audit, workdir):
+    program = lan_client("once", HOST, PORT)
+    terminal, out, err = on_terminal(lan, ["--audit", audit.path], program, state, redirect=workdir / "allow")
+    terminal.wait_for("Don't Allow")
+    assert f"program   {FIXTURES / 'lan_client.py'}" in terminal.text
+    assert f"connect tcp {HOST}:{PORT} — on-link 10.77.0.0/24 via c0" in terminal.text
+    terminal.type("a\n")
+    assert terminal.finish() == 0
+    assert "allowed and remembered" in terminal.text
+    assert attempts(out.read_text())[0]["errno"] == 0
+    assert QUESTION not in out.read_text() + err.read_text()
+    assert store_rows(state) == [(str(FIXTURES / "lan_client.py"), "allowed")]
+    assert [r["because"] for r in audit.records()] == ["answered"]
+
+    again = client(lan, state, ["--audit", audit.path], program)
+    assert again.returncode == 0, again.stderr
+    assert attempts(again.stdout)[0]["errno"] == 0
+    assert again.stderr == ""
+    assert [r["because"] for r in audit.records()] == ["answered", "remembered"]
+
+
+def test_deny_at_the_prompt_is_remembered(lan, state, audit, workdir):
+    program = lan_client("once", HOST, PORT)
+    capture = lan.capture(f"tcp and host 10.77.0.1 and port {PORT}")
+    terminal, out, _ = on_terminal(lan, ["--audit", audit.path], program, state, redirect=workdir / "deny")
+    terminal.wait_for("Don't Allow")
+    terminal.type("d\n")
+    assert terminal.finish() == 0
+    again = client(lan, state, [], program)
+    assert "denied and remembered" in terminal.text
+    assert attempts(out.read_text())[0]["errno"] == errno.EHOSTUNREACH
+    assert store_rows(state) == [(str(FIXTURES / "lan_client.py"), "denied")]
+    assert attempts(again.stdout)[0]["errno"] == errno.EHOSTUNREACH
+    assert again.stderr == ""
+    assert capture.packets() == []
+
+
+def test_no_terminal_denies_without_remembering(lan, state, audit):
+    result = client(lan, state, ["--audit", audit.path], ["sh", "-c", " ; ".join(
+        [" ".join(lan_client("once", HOST, PORT))] * 3)])
+    assert [a["errno"] for a in attempts(result.stdout)] == [errno.EHOSTUNREACH] * 3
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1, result.stderr
+    assert "no terminal to ask on" in lines[0] and "decide with 'lnp allow /" in lines[0], lines[0]
+    assert store_rows(state) == []
+    assert [r["because"] for r in audit.records()] == ["no-terminal"] * 3
+
+
+def test_deny_while_asking_then_the_retry_succeeds(lan, state, audit, workdir):
+    program = lan_client("retry", HOST, PORT, "20")
+    terminal, out, _ = on_terminal(
+        lan, ["--deny-while-asking", "--audit", audit.path], program, state, redirect=workdir / "retry")
+    terminal.wait_for("Don't Allow")
+    time.sleep(0.5)  # let the program fail and retry a few times while the prompt is up
+    terminal.type("a\n")
+    assert terminal.finish() == 0
+    results = [a["errno"] for a in attempts(out.read_text())]
+    assert results[0] == errno.EHOSTUNREACH, results
+    assert results[-1] == 0 and len(results) >= 3, results
+    because = [r["because"] for r in audit.records()]
+    assert because[0] == "asking" and because[-1] == "answered", because
+    assert terminal.text.count(QUESTION) == 1
+
+
+def test_many_processes_and_threads_one_prompt_one_record(lan, state, audit, workdir, fixtures):
+    # 4 processes × 4 threads connect at once; all wait for the one answer.
+    command = [fixtures.probe, "many", "4", "4", "1", HOST, PORT]
+    terminal, _, _ = on_terminal(lan, ["--audit", audit.path], command, state, redirect=workdir / "many")
+    terminal.wait_for("Don't Allow")
+    time.sleep(1.0)  # every thread is holding by now
+    terminal.type("a\n")
+    assert terminal.finish() == 0
+    assert terminal.text.count(QUESTION) == 1
+    records = audit.records()
+    assert len(records) == 16
+    assert {r["decision"] for r in records} == {"allow"}
+    assert store_rows(state) == [(str(fixtures.probe), "allowed")]
+
+
+def test_no_answer_in_time_denies_without_remembering(lan, state, workdir):
+    program = lan_client("once", HOST, PORT)
+    terminal, out, _ = on_terminal(lan, ["--prompt-timeout", "1"], program, state, redirect=workdir / "timeout")
+    assert terminal.finish() == 0
+    assert "no answer in 1 s" in terminal.text
+    assert attempts(out.read_text())[0]["errno"] == errno.EHOSTUNREACH
+    assert store_rows(state) == []
+
+
+def test_usage_description_is_shown(lan, state, workdir):
+    program = lan_client("once", HOST, PORT)
+    terminal, _, _ = on_terminal(
+        lan, ["--usage-description", "Finds the printers on your network."], program, state, redirect=workdir / "usage")
+    terminal.wait_for("Don't Allow")
+    assert "why       Finds the printers on your network." in terminal.text
+    terminal.type("d\n")
+    assert terminal.finish() == 0
+
+
+def test_reset_makes_the_program_ask_again(lan, state):
+    program = lan_client("once", HOST, PORT)
+    allowed = run([lan.build.lnp, "allow", FIXTURES / "lan_client.py"], env=environment(state))
+    assert allowed.returncode == 0, allowed.stderr
+    assert attempts(client(lan, state, [], program).stdout)[0]["errno"] == 0
+    reset = run([lan.build.lnp, "reset", FIXTURES / "lan_client.py"], env=environment(state))
+    assert reset.returncode == 0, reset.stderr
+    after = client(lan, state, [], program)
+    assert attempts(after.stdout)[0]["errno"] == errno.EHOSTUNREACH
+    assert "no terminal to ask on" in after.stderr
+
+
+def test_a_script_is_the_program_however_it_is_started(lan, state, workdir):
+    script = workdir / "tool.py"
+    shutil.copy(FIXTURES / "lan_client.py", script)
+    script.chmod(0o755)
+    allowed = run([lan.build.lnp, "allow", script], env=environment(state))
+    assert allowed.returncode == 0, allowed.stderr
+    for command in ([script], ["python3", script], ["python3", "-u", script]):
+        result = client(lan, state, [], [*command, "once", HOST, PORT])
+        assert attempts(result.stdout)[0]["errno"] == 0, (command, result.stderr)
+    listed = run([lan.build.lnp, "list", "--json"], env=environment(state))
+    assert [entry["program"] for entry in json.loads(listed.stdout)] == [str(script)]
+
+
+def test_children_and_orphans_act_under_the_programs_decision(lan, state, workdir):
+    # The program starts a helper through an intermediate shell that exits at once: the
+    # helper is an orphan, which lnp-run (a subreaper) keeps in its tree.
+    parent = workdir / "parent.sh"
+    result_file = workdir / "orphan.out"
+    parent.write_text(
+        "#!/bin/sh\n"
+        f"sh -c '{FIXTURES / 'lan_client.py'} once {HOST} {PORT} > {result_file} &'\n"
+        "sleep 3\n"
+    )
+    parent.chmod(0o755)
+    terminal, _, _ = on_terminal(lan, [], [parent], state, redirect=workdir / "parent")
+    terminal.wait_for("Don't Allow")
+    assert f"program   {parent}" in terminal.text
+    terminal.type("a\n")
+    assert terminal.finish() == 0
+    outcome = attempts(result_file.read_text())[0]
+    assert outcome["errno"] == 0
+    assert store_rows(state) == [(str(parent), "allowed")]
+
+
+def test_exit_status_and_signals_pass_through(lan, state, workdir):
+    plain = ["ip", "netns", "exec", lan.client_ns, lan.build.lnp_run, "--"]
+    assert run([str(c) for c in plain + ["sh", "-c", "exit 9"]], env=environment(state)).returncode == 9
+    # Killed by a signal: lnp-run ends by the same signal.
+    killed = run([str(c) for c in plain + ["sh", "-c", "kill -TERM $$"]], env=environment(state))
+    assert killed.returncode == -15
+    # A signal sent to lnp-run reaches the program.
+    marker = workdir / f"got-term-{time.monotonic_ns()}"
+    process = subprocess.Popen(
+        [str(c) for c in plain + ["sh", "-c", f"trap 'echo term > {marker}; exit 3' TERM; sleep 20 & wait"]],
+        env=environment(state))
+    time.sleep(0.5)
+    process.terminate()
+    assert process.wait(10) == 3
+    assert marker.read_text() == "term\n"
+
+
+def test_a_corrupt_store_is_reported_and_denies(lan, state, audit):
+    store = state / "lnp" / "decisions.sqlite"
+    store.parent.mkdir()
+    store.write_bytes(b"this is not a database\n" * 100)
+    before = store.read_bytes()
+    result = client(lan, state, ["--audit", audit.path], lan_client("once", HOST, PORT))
+    assert attempts(result.stdout)[0]["errno"] == errno.EHOSTUNREACH
+    assert str(store) in result.stderr and "denying" in result.stderr
+    assert [r["because"] for r in audit.records()] == ["store-unreadable"]
+    assert store.read_bytes() == before
