@@ -88,6 +88,9 @@ struct LNPRun: ParsableCommand {
     }
 
     mutating func launch() throws(Failure) {
+        // First, before any thread exists (the store's library starts some): a signal is then
+        // blocked in every thread and reaches the signalfd, and none can end lnp-run early.
+        guard let signals = SignalIntake.start() else { throw Failure("cannot take in signals: \(ErrnoName.description(of: Glibc.errno))") }
         var arguments = command
         if arguments.first == "--" {
             arguments.removeFirst()
@@ -151,7 +154,6 @@ struct LNPRun: ParsableCommand {
                     + "to ask on; decide with 'lnp allow \(identity.path)' (or 'lnp deny')")
         }
 
-        guard let signals = SignalIntake.start() else { throw Failure("cannot take in signals: \(ErrnoName.description(of: Glibc.errno))") }
         _ = lnp_become_subreaper()
         let environment = settings.environment(from: ProcessEnvironment.current())
         let child: pid_t
@@ -163,6 +165,7 @@ struct LNPRun: ParsableCommand {
             throw Failure("cannot execute \(program): \(ErrnoName.description(of: failure))",
                           status: failure == ENOENT ? ExitStatus.notFound : ExitStatus.notExecutable)
         }
+        Spawn.raiseDescriptorLimit()
         if launch.needsMarkingUsed { LaunchDecision.markUsed(identity) }
         let status = Supervisor(child: child, signals: signals, asking: asking).run()
         Spawn.exit(mirroring: status)

@@ -8,7 +8,13 @@ import Glibc
 /// program. Job-control stops (SIGTSTP, SIGTTIN, SIGTTOU) are left alone: they stop lnp-run
 /// with the rest of the job, as a shell expects.
 struct SignalIntake {
-    static let forwarded: [Int32] = [SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGALRM, SIGWINCH, SIGCONT]
+    /// Every asynchronous signal whose default would end lnp-run (and orphan the program),
+    /// and the notifications a program may expect (SIGWINCH, SIGCONT). Real-time signals
+    /// are not among them.
+    static let forwarded: [Int32] = [
+        SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGALRM, SIGWINCH, SIGCONT, SIGPWR, SIGXCPU, SIGXFSZ,
+        SIGVTALRM, SIGPROF, SIGIO,
+    ]
 
     let fd: Int32
     /// The mask lnp-run started with, for the program.
@@ -106,6 +112,15 @@ enum Spawn {
         var child: pid_t = 0
         let result = posix_spawn(&child, path, nil, &attributes, argv, envp)
         return result == 0 ? .success(child) : .failure(SpawnFailure(errno: result))
+    }
+
+    /// Raises lnp-run's own soft descriptor limit to its hard one (after the program has
+    /// started with the limit it was given): each holding asker takes a descriptor.
+    static func raiseDescriptorLimit() {
+        var limit = rlimit()
+        guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < limit.rlim_max else { return }
+        limit.rlim_cur = limit.rlim_max
+        setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)
     }
 
     /// Ends lnp-run as the program ended: with its exit status, or by its signal (so a

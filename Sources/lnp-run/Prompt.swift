@@ -32,25 +32,33 @@ struct PromptText {
     static let reminder = "\r\nPlease answer a (Allow) or d (Don't Allow): "
 }
 
-/// Reads the answer as it is typed: the first letter that means yes or no decides; a line
-/// that ends without one asks again. Works whether the terminal gives lines or keys.
+/// Reads the answer as it is typed: the first character of a line decides — `a` or `y`
+/// allows, `d` or `n` denies — so that no other word (`cancel`, `later`) can answer by
+/// accident; a line that starts otherwise asks again. Works whether the terminal gives lines
+/// or keys.
 struct AnswerReader {
     enum Outcome: Equatable { case allow, deny, unclear, pending }
 
+    private var atLineStart = true
     private var sawText = false
 
     mutating func feed(_ bytes: [UInt8]) -> Outcome {
         for byte in bytes {
             switch byte {
-            case UInt8(ascii: "a"), UInt8(ascii: "A"), UInt8(ascii: "y"), UInt8(ascii: "Y"): return .allow
-            case UInt8(ascii: "d"), UInt8(ascii: "D"), UInt8(ascii: "n"), UInt8(ascii: "N"): return .deny
             case UInt8(ascii: "\n"), UInt8(ascii: "\r"):
-                if sawText {
-                    sawText = false
-                    return .unclear
-                }
+                let unclear = sawText
+                atLineStart = true
+                sawText = false
+                if unclear { return .unclear }
             case UInt8(ascii: " "), UInt8(ascii: "\t"): break
-            default: sawText = true
+            default:
+                guard atLineStart else { continue }
+                atLineStart = false
+                switch byte {
+                case UInt8(ascii: "a"), UInt8(ascii: "A"), UInt8(ascii: "y"), UInt8(ascii: "Y"): return .allow
+                case UInt8(ascii: "d"), UInt8(ascii: "D"), UInt8(ascii: "n"), UInt8(ascii: "N"): return .deny
+                default: sawText = true
+                }
             }
         }
         return .pending
@@ -74,14 +82,18 @@ struct Terminal {
         return Terminal(fd: fd)
     }
 
+    /// Writes `text`, giving up after about two seconds of a terminal that takes nothing
+    /// (output stopped with Ctrl-S): the supervisor must go on reaping and answering.
     func say(_ text: String) {
         var bytes = Array(text.utf8)
         var offset = 0
+        var waits = 0
         while offset < bytes.count {
             let written = bytes.withUnsafeMutableBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
             if written > 0 {
                 offset += written
-            } else if written < 0 && (errno == EINTR || errno == EAGAIN) {
+            } else if written < 0 && (errno == EINTR || errno == EAGAIN) && waits < 20 {
+                waits += 1
                 var poller = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
                 _ = poll(&poller, 1, 100)
             } else {
@@ -90,12 +102,24 @@ struct Terminal {
         }
     }
 
-    /// What has been typed; empty when nothing is there (or the terminal is gone).
-    func readAvailable() -> [UInt8] {
+    enum Input: Equatable {
+        case typed([UInt8])
+        case nothing
+        /// Hung up, or unreadable: no answer can come.
+        case gone
+    }
+
+    /// What has been typed.
+    func read() -> Input {
         var buffer = [UInt8](repeating: 0, count: 256)
         let count = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-        return count > 0 ? Array(buffer[0..<count]) : []
+        if count > 0 { return .typed(Array(buffer[0..<count])) }
+        if count < 0 && (errno == EAGAIN || errno == EINTR) { return .nothing }
+        return .gone
     }
+
+    /// Drops what was typed before the question (meant for the program, not an answer).
+    func discardTypeAhead() { tcflush(fd, TCIFLUSH) }
 
     func close() { Glibc.close(fd) }
 }

@@ -47,6 +47,7 @@ final class Supervisor {
             if let terminal { fds.append(pollfd(fd: terminal.fd, events: Int16(POLLIN), revents: 0)) }
             let ready = poll(&fds, nfds_t(fds.count), timeoutMilliseconds())
             if ready < 0 && errno != EINTR { break }
+            let terminalEvents = terminal != nil ? fds[fds.count - 1].revents : 0
 
             if let status = handleSignals() {
                 finishAsking()
@@ -55,11 +56,12 @@ final class Supervisor {
             if asking != nil {
                 acceptAsks()
                 readArrivingAsks()
-                readAnswer()
+                if terminalEvents != 0 { readAnswer() }
                 checkDeadline()
             }
         }
-        // poll failed: wait for the program plainly.
+        // poll failed: answer whoever waits, and wait for the program plainly.
+        finishAsking()
         var status: Int32 = 0
         while waitpid(child, &status, 0) < 0 && errno == EINTR {}
         return status
@@ -123,6 +125,7 @@ final class Supervisor {
                 reader = AnswerReader()
                 deadline = Self.now() + Double(asking.timeoutSeconds)
                 let usage = request.usage.isEmpty ? asking.usage : request.usage
+                opened.discardTypeAhead()
                 opened.say(PromptText(program: asking.program, request: request, usage: usage, timeoutSeconds: asking.timeoutSeconds).question)
                 state.promptShown()
             } else {
@@ -139,8 +142,15 @@ final class Supervisor {
 
     private func readAnswer() {
         guard let terminal, let asking else { return }
-        let typed = terminal.readAvailable()
-        guard !typed.isEmpty else { return }
+        let typed: [UInt8]
+        switch terminal.read() {
+        case .nothing: return
+        case .typed(let bytes): typed = bytes
+        case .gone:
+            answerHolders(state.interrupted())
+            closeTerminal()
+            return
+        }
         switch reader.feed(typed) {
         case .pending: return
         case .unclear: terminal.say(PromptText.reminder)

@@ -104,8 +104,9 @@ struct AskingTests {
 
     @Test(arguments: [
         ("a\n", AnswerReader.Outcome.allow), ("Allow\n", .allow), ("yes\n", .allow), ("  d\n", .deny),
-        ("don't\n", .deny), ("N", .deny), ("", .pending), ("x", .pending), ("xyz\n", .allow), ("?\n", .unclear),
-        ("\n", .pending),
+        ("don't\n", .deny), ("N", .deny), ("", .pending), ("x", .pending), ("?\n", .unclear), ("\n", .pending),
+        // Only a line's first character answers: no other word decides by accident.
+        ("cancel\n", .unclear), ("later\n", .unclear), ("whatever\n", .unclear), ("xyz\nd\n", .unclear),
     ])
     func answers(typed: String, outcome: AnswerReader.Outcome) {
         var reader = AnswerReader()
@@ -116,6 +117,9 @@ struct AskingTests {
         var reader = AnswerReader()
         #expect(reader.feed(Array("  ".utf8)) == .pending)
         #expect(reader.feed(Array("d".utf8)) == .deny)
+        var again = AnswerReader()
+        #expect(again.feed(Array("cancel\n".utf8)) == .unclear)
+        #expect(again.feed(Array("y\n".utf8)) == .allow, "a line after an unclear one answers")
     }
 
     @Test func theQuestionNamesProgramOperationAndUsage() {
