@@ -73,7 +73,7 @@ let package = Package(
             path: "Sources/LNPStore"),
         .executableTarget(
             name: "lnp-run",
-            dependencies: ["LNPTools", "LNPStore", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["LNPCoreHost", "LNPTools", "LNPStore", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Sources/lnp-run"),
         .executableTarget(
             name: "lnp",

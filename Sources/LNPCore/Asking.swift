@@ -2,16 +2,28 @@ import LNPSys
 
 /// lnp-run's answer to "may this program use the local network?": the decision, why, and
 /// whether it stands for the rest of the process's life (the person answered) or for this
-/// operation only (denied while asking, no terminal, no answer in time).
-struct Answer: Equatable, Sendable {
-    var decision: Decision
-    var basis: DecisionBasis
-    var isFinal: Bool
+/// operation only (denied while asking, no terminal, no answer in time). lnp-run writes it
+/// (`wire`), the preload reads it (`parse`).
+public struct Answer: Equatable, Sendable {
+    public var decision: Decision
+    public var basis: DecisionBasis
+    public var isFinal: Bool
+
+    public init(decision: Decision, basis: DecisionBasis, isFinal: Bool) {
+        self.decision = decision
+        self.basis = basis
+        self.isFinal = isFinal
+    }
 
     static var unreachable: Answer { Answer(decision: .deny, basis: .noSupervisor, isFinal: false) }
 
-    /// The reply's three bytes: `a` or `d`, the basis's raw value as a digit, `1` if final.
-    static func parse(_ reply: UnsafeRawBufferPointer) -> Answer? {
+    /// The three bytes of the reply: `a` or `d`, the basis's raw value as a digit, `1` if final.
+    public var wire: (UInt8, UInt8, UInt8) {
+        (decision == .allow ? UInt8(ascii: "a") : UInt8(ascii: "d"), UInt8(ascii: "0") + basis.rawValue,
+         isFinal ? UInt8(ascii: "1") : UInt8(ascii: "0"))
+    }
+
+    public static func parse(_ reply: UnsafeRawBufferPointer) -> Answer? {
         guard reply.count == 3, let basis = DecisionBasis(rawValue: reply[1] &- UInt8(ascii: "0")) else { return nil }
         let decision: Decision
         switch reply[0] {

@@ -46,7 +46,7 @@ public enum DecisionBasis: UInt8, BitwiseCopyable, Sendable {
     case noSupervisor = 8
 
     /// The name `LNP_POLICY` and the audit use.
-    var name: StaticString {
+    public var name: StaticString {
         switch self {
         case .runOption: return "run-option"
         case .remembered: return "remembered"

@@ -18,19 +18,24 @@ public enum DecisionLookup {
     public static func lookup(
         _ path: String, storePath: String, administratorPath: String = AdministratorDecisions.defaultPath
     ) -> Lookup {
-        let administrator: AdministratorDecisions
-        do {
-            administrator = try AdministratorDecisions.load(path: administratorPath)
-        } catch {
-            return .unavailable("the administrator's file is malformed or unreadable: \(error)")
-        }
-        if let decision = administrator.decision(for: path) { return .decided(decision) }
+        let administrator = Self.administrator(path, administratorPath: administratorPath)
+        if administrator != .undetermined { return administrator }
         do {
             guard let store = try DecisionStore.open(path: storePath, create: false) else { return .undetermined }
             guard let decision = try store.decision(for: path) else { return .undetermined }
             return .decided(decision)
         } catch {
             return .unavailable(error.description)
+        }
+    }
+
+    /// The administrator's decision alone: what stands even against lnp-run's --allow and --deny.
+    public static func administrator(_ path: String, administratorPath: String = AdministratorDecisions.defaultPath) -> Lookup {
+        do {
+            let administrator = try AdministratorDecisions.load(path: administratorPath)
+            return administrator.decision(for: path).map(Lookup.decided) ?? .undetermined
+        } catch {
+            return .unavailable("the administrator's file is malformed or unreadable: \(error)")
         }
     }
 }

@@ -1,3 +1,4 @@
+import LNPCoreHost
 import LNPTools
 
 #if canImport(Glibc)
@@ -90,9 +91,9 @@ final class AskServer {
         return .success(request)
     }
 
-    static func reply(_ client: Int32, _ reply: AskingState.Reply) {
-        let bytes = reply.bytes
-        _ = bytes.withUnsafeBytes { send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+    static func reply(_ client: Int32, _ answer: Answer) {
+        let wire = answer.wire
+        _ = withUnsafeBytes(of: wire) { send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
         close(client)
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import LNPCoreHost
 import LNPStore
 import LNPTools
 
@@ -6,10 +7,9 @@ import LNPTools
 /// and the person's store — in that order of strength, except that the administrator's word
 /// beats an option too: a user's own choice cannot override it.
 struct LaunchDecision: Equatable {
-    /// `allow`, `deny`, `ask` or `ask-deny` (LNP_POLICY's first field).
-    var policy: String
+    var policy: LaunchPolicy
     /// Why (LNP_POLICY's last field, the audit's `because`).
-    var basis: String
+    var basis: DecisionBasis
     /// Whether the program is undetermined, so lnp-run must answer asks.
     var asks = false
     /// Whether the decision is the person's remembered one (its "last used" is updated).
@@ -35,39 +35,38 @@ struct LaunchDecision: Equatable {
         case .decided(let decision):
             let administrator = decision.source != .user
             return LaunchDecision(
-                policy: decision.state == .allowed ? "allow" : "deny", basis: administrator ? "administrator" : "remembered",
+                policy: decision.state == .allowed ? .allow : .deny, basis: administrator ? .administrator : .remembered,
                 remembered: !administrator, lastUsed: decision.lastUsed)
         case .undetermined:
-            var launch = LaunchDecision(policy: denyWhileAsking ? "ask-deny" : "ask", basis: "run-option", asks: true)
+            var launch = LaunchDecision(policy: denyWhileAsking ? .askDeny : .ask, basis: .runOption, asks: true)
             if !identity.isScript && identity.buildID == nil {
                 launch.warnings.append("\(identity.path) has no build-id; its answer will be remembered by path alone")
             }
             return launch
         case .unavailable(let message):
             return LaunchDecision(
-                policy: "deny", basis: "store-unreadable",
+                policy: .deny, basis: .storeUnreadable,
                 warnings: ["\(message); denying local-network access, without asking or remembering"])
         }
     }
 
     private static func withOption(_ allow: Bool, for identity: ProgramIdentity, administratorPath: String) -> LaunchDecision {
         let option = allow ? "--allow" : "--deny"
-        do {
-            let administrator = try AdministratorDecisions.load(path: administratorPath)
-            guard let decision = administrator.decision(for: identity.path) else {
-                return LaunchDecision(policy: allow ? "allow" : "deny", basis: "run-option")
-            }
+        switch DecisionLookup.administrator(identity.path, administratorPath: administratorPath) {
+        case .undetermined:
+            return LaunchDecision(policy: allow ? .allow : .deny, basis: .runOption)
+        case .decided(let decision):
             let allowed = decision.state == .allowed
-            var launch = LaunchDecision(policy: allowed ? "allow" : "deny", basis: "administrator")
+            var launch = LaunchDecision(policy: allowed ? .allow : .deny, basis: .administrator)
             if allowed != allow, case .administrator(let file, let line) = decision.source {
                 launch.warnings.append(
                     "the administrator has \(decision.state.rawValue) \(identity.path) (\(file):\(line)); \(option) does not apply")
             }
             return launch
-        } catch {
+        case .unavailable(let message):
             return LaunchDecision(
-                policy: "deny", basis: "store-unreadable",
-                warnings: ["\(error); denying local-network access (\(option) cannot override the administrator's file)"])
+                policy: .deny, basis: .storeUnreadable,
+                warnings: ["\(message); denying local-network access (\(option) cannot override the administrator's file)"])
         }
     }
 

@@ -1,8 +1,18 @@
+import LNPCoreHost
 import LNPTools
 
 #if canImport(Glibc)
 import Glibc
 #endif
+
+/// LNP_POLICY's first field: what the preload does at a local-network operation.
+enum LaunchPolicy: String, Equatable {
+    case allow, deny
+    /// Hold the operation while asking lnp-run.
+    case ask
+    /// Deny while asking (--deny-while-asking).
+    case askDeny = "ask-deny"
+}
 
 /// What lnp-run hands to the preload, through the environment every child inherits.
 /// The variables are read by Sources/LNPCore/Settings.swift.
@@ -11,13 +21,12 @@ struct LaunchSettings {
 
     var preload: String
     var program: String
-    /// `allow`, `deny`, `ask` (hold operations while asking) or `ask-deny` (deny while asking).
-    var decision: String
+    var decision: LaunchPolicy
     var errno: Int32
     var attribution: String
     var auditPath: String?
-    /// Why the decision is what it is, as the audit's `because` names it.
-    var basis: String = "run-option"
+    /// Why the decision is what it is (the audit's `because`).
+    var basis: DecisionBasis = .runOption
     /// The socket lnp-run answers on while the program is undetermined.
     var askPath: String? = nil
 
@@ -39,7 +48,7 @@ struct LaunchSettings {
             .map(String.init)
             .filter { !$0.hasSuffix("/" + PreloadLocator.fileName) && $0 != PreloadLocator.fileName }
         result.append("LD_PRELOAD=" + ([preload] + others).joined(separator: ":"))
-        result.append("LNP_POLICY=\(decision),\(errno),\(attribution),\(basis)")
+        result.append("LNP_POLICY=\(decision.rawValue),\(errno),\(attribution),\(basis.name)")
         result.append("LNP_PROGRAM=\(program)")
         if let auditPath { result.append("LNP_AUDIT=\(auditPath)") }
         if let askPath { result.append("LNP_ASK=\(askPath)") }

@@ -51,7 +51,7 @@ enum SignalOrigin {
     /// Whether a signal is lnp-run's to pass on: sent by a process (not the terminal, which
     /// signals the program's whole process group itself), and not by the program or one of
     /// its descendants (a `kill(0, …)` reaches the program already).
-    static func shouldForward(_ info: signalfd_siginfo, child: pid_t) -> Bool {
+    static func shouldForward(_ info: signalfd_siginfo) -> Bool {
         if Int32(info.ssi_signo) == SIGCHLD { return false }
         let code = info.ssi_code
         guard code == SI_USER || code == SI_QUEUE || code == SI_TKILL else { return false }

@@ -1,4 +1,5 @@
 import CGNUExtensions
+import LNPCoreHost
 
 #if canImport(Glibc)
 import Glibc
@@ -74,8 +75,7 @@ final class Supervisor {
         var ended: Int32? = nil
         for info in signals.drain() {
             let number = Int32(info.ssi_signo)
-            if number == SIGCHLD { continue }
-            if SignalOrigin.shouldForward(info, child: child) {
+            if SignalOrigin.shouldForward(info) {
                 kill(child, number)
             } else if number == SIGINT && info.ssi_code == SI_KERNEL && terminal != nil {
                 // Ctrl-C at the prompt: nothing is decided, and the program gets its SIGINT.
@@ -136,7 +136,7 @@ final class Supervisor {
         switch state.action(forAskHolding: request.holding) {
         case .hold: holders.append(client)
         case .reply(let reply): AskServer.reply(client, reply)
-        case .startPrompt: AskServer.reply(client, AskingState.Reply(allow: false, basis: .noTerminal, isFinal: false))
+        case .startPrompt: AskServer.reply(client, AskingState.denied(.noTerminal))
         }
     }
 
@@ -177,7 +177,7 @@ final class Supervisor {
         closeTerminal()
     }
 
-    private func answerHolders(_ reply: AskingState.Reply) {
+    private func answerHolders(_ reply: Answer) {
         for client in holders { AskServer.reply(client, reply) }
         holders = []
     }

@@ -59,13 +59,10 @@ struct AskingTests {
         #expect(AskRequestText.parse(Array("hold 12".utf8)) == nil)
     }
 
-    @Test(arguments: [
-        (AskingState.Reply(allow: true, basis: .answered, isFinal: true), Answer(decision: .allow, basis: .answered, isFinal: true)),
-        (AskingState.Reply(allow: false, basis: .asking, isFinal: false), Answer(decision: .deny, basis: .asking, isFinal: false)),
-        (AskingState.Reply(allow: false, basis: .noTerminal, isFinal: false), Answer(decision: .deny, basis: .noTerminal, isFinal: false)),
-    ])
-    func thePreloadReadsTheReply(reply: AskingState.Reply, answer: Answer) {
-        #expect(reply.bytes.withUnsafeBytes { Answer.parse($0) } == answer)
+    @Test(arguments: [AskingState.answer(allow: true), AskingState.answer(allow: false), AskingState.denied(.asking),
+                      AskingState.denied(.noTerminal), AskingState.denied(.unanswered)])
+    func thePreloadReadsTheReply(answer: Answer) {
+        #expect(withUnsafeBytes(of: answer.wire) { Answer.parse($0) } == answer)
     }
 
     @Test func malformedRepliesAreNotAnswers() {
@@ -79,26 +76,26 @@ struct AskingTests {
         #expect(state.action(forAskHolding: true) == .startPrompt)
         state.promptShown()
         #expect(state.action(forAskHolding: true) == .hold)
-        #expect(state.action(forAskHolding: false) == .reply(.init(allow: false, basis: .asking, isFinal: false)))
+        #expect(state.action(forAskHolding: false) == .reply(Answer(decision: .deny, basis: .asking, isFinal: false)))
         let reply = state.answered(allow: true)
-        #expect(reply == .init(allow: true, basis: .answered, isFinal: true))
+        #expect(reply == Answer(decision: .allow, basis: .answered, isFinal: true))
         #expect(state.action(forAskHolding: true) == .reply(reply), "later asks get the answer at once")
     }
 
     @Test func noSecondPromptAfterATimeoutOrWithoutATerminal() {
         var state = AskingState()
         state.promptShown()
-        #expect(state.timedOut() == .init(allow: false, basis: .unanswered, isFinal: false))
-        #expect(state.action(forAskHolding: true) == .reply(.init(allow: false, basis: .unanswered, isFinal: false)))
+        #expect(state.timedOut() == Answer(decision: .deny, basis: .unanswered, isFinal: false))
+        #expect(state.action(forAskHolding: true) == .reply(Answer(decision: .deny, basis: .unanswered, isFinal: false)))
         var headless = AskingState()
         headless.refuse(.noTerminal)
-        #expect(headless.action(forAskHolding: true) == .reply(.init(allow: false, basis: .noTerminal, isFinal: false)))
+        #expect(headless.action(forAskHolding: true) == .reply(Answer(decision: .deny, basis: .noTerminal, isFinal: false)))
     }
 
     @Test func anInterruptedPromptAsksAgainLater() {
         var state = AskingState()
         state.promptShown()
-        #expect(state.interrupted().allow == false)
+        #expect(state.interrupted() == Answer(decision: .deny, basis: .unanswered, isFinal: false))
         #expect(state.action(forAskHolding: true) == .startPrompt)
     }
 

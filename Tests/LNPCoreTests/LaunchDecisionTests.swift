@@ -1,4 +1,5 @@
 import Foundation
+import LNPCoreHost
 import LNPStore
 import LNPTools
 import Testing
@@ -14,8 +15,7 @@ struct LaunchDecisionTests {
     let program = ProgramIdentity(path: "/opt/tools/scan", buildID: "abc123", isScript: false)
 
     init() throws {
-        directory = NSTemporaryDirectory() + "lnp-launch-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        directory = try makeTemporaryDirectory()
         store = directory + "/state/lnp/decisions.sqlite"
         administrator = directory + "/decisions.conf"
     }
@@ -27,8 +27,8 @@ struct LaunchDecisionTests {
     }
 
     @Test func undeterminedAsks() {
-        #expect(make() == LaunchDecision(policy: "ask", basis: "run-option", asks: true))
-        #expect(make(denyWhileAsking: true).policy == "ask-deny")
+        #expect(make() == LaunchDecision(policy: .ask, basis: .runOption, asks: true))
+        #expect(make(denyWhileAsking: true).policy == .askDeny)
         #expect(!FileManager.default.fileExists(atPath: store), "looking up creates nothing")
     }
 
@@ -42,7 +42,7 @@ struct LaunchDecisionTests {
     @Test func theRememberedDecisionApplies() throws {
         #expect(LaunchDecision.remember(false, for: program, storePath: store) == nil)
         let launch = make()
-        #expect((launch.policy, launch.basis, launch.asks, launch.remembered) == ("deny", "remembered", false, true))
+        #expect((launch.policy, launch.basis, launch.asks, launch.remembered) == (.deny, .remembered, false, true))
         #expect(launch.needsMarkingUsed)
         LaunchDecision.markUsed(program, storePath: store)
         #expect(!make().needsMarkingUsed, "used a moment ago")
@@ -50,17 +50,17 @@ struct LaunchDecisionTests {
 
     @Test func anOptionAppliesForTheRunOnly() {
         #expect(LaunchDecision.remember(false, for: program, storePath: store) == nil)
-        #expect(make(option: true) == LaunchDecision(policy: "allow", basis: "run-option"))
-        #expect(make().policy == "deny")
+        #expect(make(option: true) == LaunchDecision(policy: .allow, basis: .runOption))
+        #expect(make().policy == .deny)
     }
 
     @Test func theAdministratorBeatsTheStoreAndOptions() throws {
         try "deny /opt/tools/scan\n".write(toFile: administrator, atomically: true, encoding: .utf8)
         #expect(LaunchDecision.remember(true, for: program, storePath: store) == nil)
-        #expect(make().policy == "deny")
-        #expect(make().basis == "administrator")
+        #expect(make().policy == .deny)
+        #expect(make().basis == .administrator)
         let overridden = make(option: true)
-        #expect((overridden.policy, overridden.basis) == ("deny", "administrator"))
+        #expect((overridden.policy, overridden.basis) == (.deny, .administrator))
         #expect(overridden.warnings.first?.contains("--allow does not apply") == true)
         #expect(make(option: false).warnings.isEmpty, "agreeing with the administrator says nothing")
     }
@@ -69,12 +69,12 @@ struct LaunchDecisionTests {
         try FileManager.default.createDirectory(atPath: directory + "/state/lnp", withIntermediateDirectories: true)
         try Data("not a database, not at all".utf8).write(to: URL(fileURLWithPath: store))
         let corrupt = make()
-        #expect((corrupt.policy, corrupt.basis, corrupt.asks) == ("deny", "store-unreadable", false))
+        #expect((corrupt.policy, corrupt.basis, corrupt.asks) == (.deny, .storeUnreadable, false))
         #expect(corrupt.warnings.first?.contains(store) == true)
         #expect(LaunchDecision.remember(true, for: program, storePath: store) != nil, "a corrupt store is not replaced")
 
         try "allow\n".write(toFile: administrator, atomically: true, encoding: .utf8)
         let malformed = make(option: true)
-        #expect((malformed.policy, malformed.basis) == ("deny", "store-unreadable"))
+        #expect((malformed.policy, malformed.basis) == (.deny, .storeUnreadable))
     }
 }

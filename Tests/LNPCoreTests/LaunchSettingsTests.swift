@@ -4,7 +4,7 @@ import Testing
 
 private func settings(auditPath: String? = "/var/log/lnp.jsonl") -> LaunchSettings {
     LaunchSettings(
-        preload: "/opt/lnp/lib/lnp/liblnp.so", program: "/usr/bin/curl", decision: "deny", errno: 113, attribution: "app",
+        preload: "/opt/lnp/lib/lnp/liblnp.so", program: "/usr/bin/curl", decision: .deny, errno: 113, attribution: "app",
         auditPath: auditPath)
 }
 
@@ -59,7 +59,7 @@ struct LaunchSettingsTests {
 
     @Test func oldLNPVariablesAreReplaced() {
         let environment = LaunchSettings(
-            preload: "/p/liblnp.so", program: "./app", decision: "allow", errno: 1, attribution: "user", auditPath: nil
+            preload: "/p/liblnp.so", program: "./app", decision: .allow, errno: 1, attribution: "user", auditPath: nil
         ).environment(from: [
             "LNP_POLICY=deny,113,app", "LNP_MODE=deny", "LNP_AUDIT=/old/audit", "LNP_PROGRAM=/old", "LNP_UNKNOWN=1",
             "TERM=xterm", "XLNP_MODE=keep",
@@ -75,25 +75,25 @@ struct LaunchSettingsTests {
     }
 
     /// What lnp-run writes is what the preload reads (Settings.readPolicy).
-    @Test(arguments: [("deny", Int32(113), "app"), ("allow", 1, "user"), ("deny", 4095, "user"), ("allow", 111, "app")])
-    func thePreloadReadsThePolicyBack(decision: String, errno: Int32, attribution: String) throws {
+    @Test(arguments: [(LaunchPolicy.deny, Int32(113), "app"), (.allow, 1, "user"), (.deny, 4095, "user"), (.allow, 111, "app")])
+    func thePreloadReadsThePolicyBack(decision: LaunchPolicy, errno: Int32, attribution: String) throws {
         let environment = LaunchSettings(
             preload: "/p/liblnp.so", program: "/bin/x", decision: decision, errno: errno, attribution: attribution, auditPath: nil
         ).environment(from: [])
         let policy = try #require(value("LNP_POLICY", in: environment).first)
         var read = Settings()
         Array(policy.utf8).withUnsafeBufferPointer { read.readPolicy($0) }
-        #expect(read.decision == (decision == "allow" ? .allow : .deny))
+        #expect(read.decision == (decision == .allow ? .allow : .deny))
         #expect(read.errno == errno)
         #expect(read.attribution == (attribution == "user" ? .user : .app))
     }
 
     /// Asking: the mode, the basis and the socket reach the preload.
-    @Test(arguments: [("ask", AskMode.holding), ("ask-deny", .denyingWhileAsking), ("allow", .never), ("deny", .never)])
-    func thePreloadReadsTheAskMode(decision: String, mode: AskMode) throws {
+    @Test(arguments: [(LaunchPolicy.ask, AskMode.holding), (.askDeny, .denyingWhileAsking), (.allow, .never), (.deny, .never)])
+    func thePreloadReadsTheAskMode(decision: LaunchPolicy, mode: AskMode) throws {
         var launch = LaunchSettings(
             preload: "/p/liblnp.so", program: "/bin/x", decision: decision, errno: 113, attribution: "app", auditPath: nil)
-        launch.basis = "remembered"
+        launch.basis = .remembered
         launch.askPath = "/run/user/0/lnp-run.abc/ask"
         let environment = launch.environment(from: [])
         #expect(value("LNP_ASK", in: environment) == ["/run/user/0/lnp-run.abc/ask"])
@@ -101,7 +101,7 @@ struct LaunchSettingsTests {
         var read = Settings()
         Array(policy.utf8).withUnsafeBufferPointer { read.readPolicy($0) }
         #expect(read.asking == mode)
-        #expect(read.decision == (decision == "allow" ? .allow : .deny), "asking starts from deny: lnp fails closed")
+        #expect(read.decision == (decision == .allow ? .allow : .deny), "asking starts from deny: lnp fails closed")
         #expect(read.basis == .remembered)
     }
 
