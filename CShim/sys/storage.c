@@ -9,11 +9,13 @@ static unsigned char program[LNP_PATH_CAPACITY];
 static unsigned char ask_path[LNP_SOCKET_PATH_CAPACITY];
 uint64_t lnp_route_cache_words[LNP_ROUTE_CACHE_ENTRIES * LNP_ROUTE_CACHE_WORDS];
 uint64_t lnp_clock_word;
+uint64_t lnp_pass_not_local_word;
 static uint64_t dns_servers[LNP_EXEMPT_WORDS];
 static uint64_t proxies[LNP_EXEMPT_WORDS];
 static uint64_t proxy_names[LNP_PROXY_NAMES * LNP_PROXY_NAME_WORDS];
 static uint64_t names[LNP_NAME_ENTRIES * LNP_NAME_WORDS];
 static void *socket_tags;
+static void *sent_destinations;
 static void *domain_table;
 static uint64_t counters[8];
 static uint64_t record_holders[LNP_RECORD_BUFFERS];
@@ -28,6 +30,7 @@ uint64_t *lnp_storage_proxies(void) { return proxies; }
 uint64_t *lnp_storage_proxy_names(void) { return proxy_names; }
 uint64_t *lnp_storage_names(void) { return names; }
 void **lnp_storage_socket_tags(void) { return &socket_tags; }
+void **lnp_storage_sent_destinations(void) { return &sent_destinations; }
 void **lnp_storage_domain_table(void) { return &domain_table; }
 uint64_t *lnp_storage_counters(void) { return counters; }
 uint64_t *lnp_storage_record_holders(void) { return record_holders; }

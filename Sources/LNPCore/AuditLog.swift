@@ -3,10 +3,13 @@ import LNPSys
 /// Appends records to the audit file. Each line is written whole with one `write` to a
 /// descriptor opened with O_APPEND, so lines from many processes and threads never
 /// interleave. The file is opened and closed around each record: the library keeps no
-/// descriptor of its own in the program's descriptor space.
+/// descriptor of its own in the program's descriptor space. An audit "file" named `syslog`
+/// sends the records to the system logger instead (`SyslogSink`).
 enum AuditLog {
-    /// Writes `record` as one line, composed in `line`.
+    /// Writes `record` as one line, composed in `line` (which has room for a syslog header
+    /// besides the record's line).
     static func append(_ record: AuditRecord, to path: UnsafePointer<UInt8>, line: UnsafeMutableRawBufferPointer) {
+        if SyslogSink.isTarget(path) { return SyslogSink.send(record, in: line) }
         var writer = ByteWriter(UnsafeMutableRawBufferPointer(rebasing: line[0..<(line.count - 1)]))
         record.write(to: &writer)
         let length = writer.count
@@ -35,7 +38,7 @@ enum RecordBuffers {
         var name: UnsafeMutableRawBufferPointer
 
         init(_ memory: UnsafeMutableRawBufferPointer, budgets: AuditRecord.Budgets) {
-            let lineEnd = budgets.lineCapacity + 1
+            let lineEnd = budgets.lineCapacity + 1 + SyslogSink.headerCapacity
             let executableEnd = lineEnd + budgets.path
             let domainsEnd = executableEnd + budgets.domains
             line = UnsafeMutableRawBufferPointer(rebasing: memory[0..<lineEnd])
@@ -47,7 +50,7 @@ enum RecordBuffers {
 
         /// Bytes a buffer must have for `budgets`.
         static func size(for budgets: AuditRecord.Budgets) -> Int {
-            budgets.lineCapacity + 1 + budgets.path + budgets.domains + 256
+            budgets.lineCapacity + 1 + SyslogSink.headerCapacity + budgets.path + budgets.domains + 256
         }
     }
 

@@ -39,7 +39,7 @@ public enum Transport: UInt8, BitwiseCopyable {
 ///
 ///     {"time":"…","pid":…,"program":"…","exe":"…","op":"connect","fd":3,"transport":"tcp",
 ///      "address":"10.77.0.2","port":80,"host":null,"domains":[],"reason":"on-link 10.77.0.0/24 via eth1",
-///      "decision":"deny","because":"remembered","attribution":"app"}
+///      "decision":"deny","because":"remembered","attribution":"app","local":true}
 ///
 /// Fields that do not apply (a resolve has no socket) are null. Variable fields have budgets
 /// that keep the whole line within its buffer, so it is always one valid JSON object.
@@ -56,7 +56,7 @@ public struct AuditRecord {
         public static var small: Budgets { Budgets(path: 128, host: 64, domains: 128) }
 
         /// The longest line these budgets allow; what the fixed fields take comes first.
-        public var lineCapacity: Int { 460 + 2 * path + host + domains }
+        public var lineCapacity: Int { 480 + 2 * path + host + domains }
     }
 
     public var time: Timestamp
@@ -70,7 +70,8 @@ public struct AuditRecord {
     public var host: UnsafeBufferPointer<UInt8>
     /// NUL-separated, as the domain store keeps them.
     public var domains: UnsafeBufferPointer<UInt8>
-    public var reason: LocalReason
+    /// Local, with why (most records), or not local (only when all activity is recorded).
+    public var verdict: Verdict
     public var scopeName: InterfaceName
     public var decision: Decision
     public var basis: DecisionBasis
@@ -113,14 +114,17 @@ public struct AuditRecord {
         w.append(",\"domains\":[")
         writeDomains(to: &w)
         w.append("],\"reason\":\"")
-        reason.write(to: &w, scopeName: scopeName)
+        switch verdict {
+        case .local(let reason): reason.write(to: &w, scopeName: scopeName)
+        case .notLocal(let reason): reason.write(to: &w)
+        }
         w.append("\",\"decision\":\"")
         w.append(decision == .allow ? "allow" : "deny")
         w.append("\",\"because\":\"")
         w.append(basis.name)
         w.append("\",\"attribution\":\"")
         w.append(attribution == .user ? "user" : "app")
-        w.append("\"}")
+        w.append(verdict.isLocal ? "\",\"local\":true}" : "\",\"local\":false}")
     }
 
     /// The domains, within their budget; past it, one last element `"..."` says more were cut.

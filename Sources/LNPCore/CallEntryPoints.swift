@@ -88,9 +88,8 @@ struct MessageHeader {
 /// Each call's decision: 0 to go on, or the errno to fail with.
 enum Decisions {
     static func connect(_ fd: Int32, _ address: UnsafeRawPointer?, _ length: UInt32) -> Int32 {
-        guard let endpoint = SocketEndpoint.parse(address, length: Int(length)),
-            LiveClassifier.live.mayBeLocal(endpoint)
-        else { return 0 }
+        guard let endpoint = SocketEndpoint.parse(address, length: Int(length)) else { return 0 }
+        guard LiveClassifier.live.mayBeLocal(endpoint) else { return NetworkActivity.connect(fd, endpoint) }
         return connectLocal(fd, endpoint)
     }
 
@@ -100,23 +99,27 @@ enum Decisions {
         -> Int32
     {
         if let endpoint = SocketEndpoint.parse(address, length: Int(length)) {
-            guard LiveClassifier.live.mayBeLocal(endpoint) else { return 0 }
+            guard LiveClassifier.live.mayBeLocal(endpoint) else {
+                return NetworkActivity.send(fd, endpoint, flags, operation: operation, socket: nil)
+            }
             return sendLocal(fd, endpoint, flags, operation: operation, socket: nil)
         }
         // A destination in AF_UNSPEC, which some sockets take as their own family.
         guard let address, length >= 16, ProgramMemory.isPlausible(address), address.loadUnaligned(as: UInt16.self) == UInt16(LNP_AF_UNSPEC),
             let socket = SocketKind.of(fd),
-            let endpoint = SocketEndpoint.parseUnspecified(address, length: Int(length), socket: socket),
-            LiveClassifier.live.mayBeLocal(endpoint)
+            let endpoint = SocketEndpoint.parseUnspecified(address, length: Int(length), socket: socket)
         else { return 0 }
+        guard LiveClassifier.live.mayBeLocal(endpoint) else {
+            return NetworkActivity.send(fd, endpoint, flags, operation: operation, socket: socket)
+        }
         return sendLocal(fd, endpoint, flags, operation: operation, socket: socket)
     }
 
     @inline(never)
     static func connectLocal(_ fd: Int32, _ endpoint: SocketEndpoint) -> Int32 {
-        guard case .local(let reason) = LiveClassifier.live.classify(endpoint),
-            let socket = SocketKind.of(fd), socket.accepts(endpoint.sockaddrFamily)
-        else { return 0 }
+        let verdict = LiveClassifier.live.classify(endpoint)
+        guard case .local(let reason) = verdict else { return NetworkActivity.connect(fd, endpoint, verdict: verdict) }
+        guard let socket = SocketKind.of(fd), socket.accepts(endpoint.sockaddrFamily) else { return 0 }
         return Gate.decide(.connect, fd: fd, transport: socket.transport, endpoint: endpoint, reason: reason)
     }
 
@@ -124,9 +127,11 @@ enum Decisions {
     static func sendLocal(
         _ fd: Int32, _ endpoint: SocketEndpoint, _ flags: Int32, operation: Operation, socket known: SocketKind?
     ) -> Int32 {
-        guard case .local(let reason) = LiveClassifier.live.classify(endpoint),
-            let socket = known ?? SocketKind.of(fd), socket.accepts(endpoint.sockaddrFamily)
-        else { return 0 }
+        let verdict = LiveClassifier.live.classify(endpoint)
+        guard case .local(let reason) = verdict else {
+            return NetworkActivity.send(fd, endpoint, flags, operation: operation, socket: known, verdict: verdict)
+        }
+        guard let socket = known ?? SocketKind.of(fd), socket.accepts(endpoint.sockaddrFamily) else { return 0 }
         if socket.transport.isStream && flags & Int32(LNP_MSG_FASTOPEN) == 0 { return 0 }
         return Gate.decide(operation, fd: fd, transport: socket.transport, endpoint: endpoint, reason: reason)
     }

@@ -17,12 +17,7 @@ enum Gate {
         name: UnsafeBufferPointer<UInt8> = UnsafeBufferPointer(start: nil, count: 0), reason: LocalReason
     ) -> Int32 {
         let settings = SettingsStore.current()
-        var attribution = settings.attribution
-        var domains = DomainReference()
-        if let fd, let tag = SocketTags.tag(of: fd) {
-            if let explicit = tag.attribution { attribution = explicit }
-            domains = tag.domains
-        }
+        let (attribution, domains) = socketAttribution(fd, settings: settings)
         var answer = Answer(decision: settings.decision, basis: settings.basis, isFinal: true)
         if settings.asking != .never {
             answer = Answers.known()
@@ -30,10 +25,30 @@ enum Gate {
         }
         if let path = settings.auditPath {
             record(
-                operation, fd: fd, transport: transport, endpoint: endpoint, name: name, reason: reason,
+                operation, fd: fd, transport: transport, endpoint: endpoint, name: name, verdict: .local(reason),
                 attribution: attribution, domains: domains, answer: answer, settings: settings, path: path)
         }
         return answer.decision == .allow ? 0 : settings.errno
+    }
+
+    /// Records an operation that does not reach the local network (see `NetworkActivity`).
+    @inline(never)
+    static func recordActivity(
+        _ operation: Operation, fd: Int32, transport: Transport, endpoint: SocketEndpoint, reason: NotLocalReason,
+        settings: Settings
+    ) {
+        guard let path = settings.auditPath else { return }
+        let (attribution, domains) = socketAttribution(fd, settings: settings)
+        record(
+            operation, fd: fd, transport: transport, endpoint: endpoint, name: UnsafeBufferPointer(start: nil, count: 0),
+            verdict: .notLocal(reason), attribution: attribution, domains: domains,
+            answer: Answer(decision: .allow, basis: .notLocal, isFinal: true), settings: settings, path: path)
+    }
+
+    /// The socket's own attribution and domains (ne_socket API), else the run's attribution.
+    private static func socketAttribution(_ fd: Int32?, settings: Settings) -> (Attribution, DomainReference) {
+        guard let fd, let tag = SocketTags.tag(of: fd) else { return (settings.attribution, DomainReference()) }
+        return (tag.attribution ?? settings.attribution, tag.domains)
     }
 
     /// Asks lnp-run, and keeps a final answer for the rest of this process.
@@ -61,13 +76,13 @@ enum Gate {
     @inline(never)
     private static func record(
         _ operation: Operation, fd: Int32?, transport: Transport?, endpoint: SocketEndpoint?,
-        name: UnsafeBufferPointer<UInt8>, reason: LocalReason, attribution: Attribution, domains: DomainReference,
+        name: UnsafeBufferPointer<UInt8>, verdict: Verdict, attribution: Attribution, domains: DomainReference,
         answer: Answer, settings: Settings, path: UnsafePointer<UInt8>
     ) {
         var record = AuditRecord(
             time: Timestamp(seconds: 0, microseconds: 0), pid: Sys.getpid(), program: settings.program,
             executable: UnsafeBufferPointer(start: nil, count: 0), operation: operation, fd: fd, transport: transport,
-            endpoint: endpoint, host: name, domains: UnsafeBufferPointer(start: nil, count: 0), reason: reason,
+            endpoint: endpoint, host: name, domains: UnsafeBufferPointer(start: nil, count: 0), verdict: verdict,
             scopeName: InterfaceName(), decision: answer.decision, basis: answer.basis, attribution: attribution)
         if let buffer = RecordBuffers.claim() {
             defer { RecordBuffers.release(buffer) }
@@ -80,7 +95,7 @@ enum Gate {
 
     @inline(never)
     private static func recordOnStack(_ record: inout AuditRecord, domains: DomainReference, path: UnsafePointer<UInt8>) {
-        var memory = InlineArray<1440, UInt8>(repeating: 0)
+        var memory = InlineArray<1536, UInt8>(repeating: 0)
         withUnsafeMutableBytes(of: &memory) { raw in
             record.budgets = .small
             complete(&record, domains: domains, path: path, in: RecordBuffers.Regions(raw, budgets: .small))
@@ -107,7 +122,7 @@ enum Gate {
             let length = ResolvedNames.name(for: endpoint.address, into: regions.name)
             record.host = UnsafeBufferPointer(start: regions.name.baseAddress!.assumingMemoryBound(to: UInt8.self), count: length)
         }
-        if case .linkLocal(let scope) = record.reason, scope != 0 {
+        if case .local(.linkLocal(let scope)) = record.verdict, scope != 0 {
             record.scopeName = InterfaceLookup.name(of: scope)
         }
         AuditLog.append(record, to: path, line: regions.line)

@@ -36,9 +36,11 @@ enum HotPath {
         return cachedNotLocal(IPAddress(v4: v4))
     }
 
-    /// The route cache's answer, if it has one for the current stamp.
+    /// The route cache's answer, if it has one for the current stamp — and only while such
+    /// calls may pass untouched: not before the settings are read, nor while all activity is
+    /// recorded (loopback is never recorded, so it is answered above without this load).
     @inline(__always)
     static func cachedNotLocal(_ address: IPAddress) -> Bool {
-        KernelRoutes().cachedIsLocalRoute(to: address) == false
+        KernelRoutes().cachedIsLocalRoute(to: address) == false && lnp_load_relaxed(lnp_storage_pass_not_local()) != 0
     }
 }

@@ -44,6 +44,8 @@ public enum DecisionBasis: UInt8, BitwiseCopyable, Sendable {
     case storeUnreadable = 7
     /// lnp-run could not be reached to ask.
     case noSupervisor = 8
+    /// Not a local-network operation: recorded only when all activity is (always allowed).
+    case notLocal = 9
 
     /// The name `LNP_POLICY` and the audit use.
     public var name: StaticString {
@@ -57,6 +59,7 @@ public enum DecisionBasis: UInt8, BitwiseCopyable, Sendable {
         case .noTerminal: return "no-terminal"
         case .storeUnreadable: return "store-unreadable"
         case .noSupervisor: return "no-supervisor"
+        case .notLocal: return "not-local"
         }
     }
 
@@ -72,13 +75,15 @@ public enum DecisionBasis: UInt8, BitwiseCopyable, Sendable {
 
 /// What lnp-run told this process, through its environment:
 ///
-/// - `LNP_POLICY=DECISION,ERRNO,ATTRIBUTION,BASIS`, e.g. `deny,113,app,remembered`: `allow`,
-///   `deny`, `ask` (hold the operation while asking lnp-run) or `ask-deny` (deny while
-///   asking), anything else denying: lnp fails closed; the errno of a denied operation
+/// - `LNP_POLICY=DECISION,ERRNO,ATTRIBUTION,BASIS,SCOPE`, e.g. `deny,113,app,remembered,local`:
+///   `allow`, `deny`, `ask` (hold the operation while asking lnp-run) or `ask-deny` (deny
+///   while asking), anything else denying: lnp fails closed; the errno of a denied operation
 ///   (default EHOSTUNREACH, as Apple's); `user` to make every socket user-initiated; why the
-///   decision is what it is (`DecisionBasis`, default `run-option`).
+///   decision is what it is (`DecisionBasis`, default `run-option`); what the audit records:
+///   `local` operations (the default) or `all` outgoing connections and datagrams.
 /// - `LNP_ASK`: the socket lnp-run answers on while the program is undetermined.
-/// - `LNP_AUDIT`: the audit file, an absolute path; none if unset.
+/// - `LNP_AUDIT`: the audit file, an absolute path, or `syslog` for the system logger; none
+///   if unset.
 /// - `LNP_PROGRAM`: the program lnp-run was asked to run, for the records.
 ///
 /// Few variables, because the loader reads every variable of every process at start.
@@ -90,6 +95,9 @@ public struct Settings {
     public var attribution: Attribution = .app
     public var asking: AskMode = .never
     public var basis: DecisionBasis = .runOption
+    /// Whether the audit records every outgoing connection and datagram destination, not only
+    /// local-network operations.
+    public var recordsAllActivity = false
     /// NUL-terminated; nil when nothing is audited.
     public var auditPath: UnsafePointer<UInt8>? = nil
     public var program = UnsafeBufferPointer<UInt8>(start: nil, count: 0)
@@ -151,6 +159,7 @@ public struct Settings {
             case 1: if let number = Bytes.parseDecimal(text), number > 0, number < 4096 { errno = Int32(number) }
             case 2: attribution = Bytes.equal(text, "user") ? .user : .app
             case 3: if let named = DecisionBasis.named(text) { basis = named }
+            case 4: recordsAllActivity = Bytes.equal(text, "all")
             default: break
             }
             field += 1
@@ -160,10 +169,14 @@ public struct Settings {
 }
 
 /// The settings, kept in static storage: word 0 is the state (0 unread, 1 being read,
-/// 2 ready), word 1 packs decision, attribution, errno, ask mode and basis, word 2 the audit
-/// path's length (0: none), word 3 the program's length, word 4 the ask socket's length.
-/// The paths live in their own static buffers. Word 5 is the answer lnp-run gave this
-/// process (see `Answers`).
+/// 2 ready), word 1 packs decision, attribution, errno, ask mode, basis and scope, word 2 the
+/// audit path's length (0: none), word 3 the program's length, word 4 the ask socket's
+/// length. The paths live in their own static buffers. Word 5 is the answer lnp-run gave
+/// this process (see `Answers`).
+///
+/// One more word, read by every hot call, says whether a call to a destination known not to
+/// be local may pass untouched: 0 until the settings are read, and while all activity is
+/// recorded (`HotPath`).
 enum SettingsStore {
     static let unread: UInt64 = 0, reading: UInt64 = 1, ready: UInt64 = 2
 
@@ -192,11 +205,13 @@ enum SettingsStore {
         copy(parsed.askPath, to: lnp_storage_ask_path())
         words.store(1, UInt64(parsed.decision.rawValue) | UInt64(parsed.attribution.rawValue) << 8
             | UInt64(UInt16(truncatingIfNeeded: parsed.errno)) << 16 | UInt64(parsed.asking.rawValue) << 32
-            | UInt64(parsed.basis.rawValue) << 40)
+            | UInt64(parsed.basis.rawValue) << 40 | UInt64(parsed.recordsAllActivity ? 1 : 0) << 48)
         words.store(2, UInt64(auditLength))
         words.store(3, UInt64(parsed.program.count))
         words.store(4, UInt64(parsed.askPath.count))
         words.store(0, ready)
+        let recordsNotLocal = parsed.recordsAllActivity && parsed.auditPath != nil
+        SharedWords(lnp_storage_pass_not_local()).store(0, recordsNotLocal ? 0 : 1)
         return parsed
     }
 
@@ -208,6 +223,7 @@ enum SettingsStore {
         settings.errno = Int32(UInt16(truncatingIfNeeded: packed >> 16))
         settings.asking = AskMode(rawValue: UInt8(truncatingIfNeeded: packed >> 32)) ?? .never
         settings.basis = DecisionBasis(rawValue: UInt8(truncatingIfNeeded: packed >> 40)) ?? .runOption
+        settings.recordsAllActivity = packed >> 48 & 1 != 0
         if words.load(2) > 0 { settings.auditPath = UnsafePointer(lnp_storage_audit_path()) }
         settings.program = UnsafeBufferPointer(start: lnp_storage_program(), count: Int(words.load(3)))
         settings.askPath = UnsafeBufferPointer(start: lnp_storage_ask_path(), count: Int(words.load(4)))

@@ -48,8 +48,14 @@ struct LNPRun: ParsableCommand {
         help: ArgumentHelp("The errno a denied operation fails with (default: EHOSTUNREACH, as Apple's).", valueName: "NAME"))
     var errnoName: String?
 
-    @Option(help: ArgumentHelp("Append a JSON line per local-network operation to FILE.", valueName: "FILE"))
+    @Option(help: ArgumentHelp(
+        "Append a JSON line per local-network operation to FILE; 'syslog' sends each to the system logger instead.",
+        valueName: "FILE"))
     var audit: String?
+
+    @Flag(help: ArgumentHelp(
+        "Record all outgoing activity too: every connect, and the first datagram per socket and destination (needs --audit)."))
+    var auditAll = false
 
     @Option(help: ArgumentHelp(
         "Attribute every socket to the app (the default) or to the user, as a browser would.", valueName: "WHO"))
@@ -125,6 +131,7 @@ struct LNPRun: ParsableCommand {
             throw Failure("\(preload) cannot be preloaded: LD_PRELOAD cannot carry a path with a space or a colon; "
                 + "install lnp elsewhere (scripts/install PREFIX)")
         }
+        if auditAll && audit == nil { throw Failure("--audit-all needs --audit FILE (or --audit syslog)") }
         let auditPath = try audit.map { path throws(Failure) in try AuditFile.prepare(path) }
 
         let observability = Observability.examine(program, preload: try? ELFFile.read(path: preload))
@@ -140,7 +147,7 @@ struct LNPRun: ParsableCommand {
 
         var settings = LaunchSettings(
             preload: preload, program: identity.path, decision: launch.policy, errno: errno,
-            attribution: attribution.rawValue, auditPath: auditPath, basis: launch.basis)
+            attribution: attribution.rawValue, auditPath: auditPath, auditsAllActivity: auditAll, basis: launch.basis)
         var asking: Supervisor.Asking? = nil
         if launch.asks {
             let server = try AskServer.start()

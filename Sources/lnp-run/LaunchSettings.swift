@@ -24,7 +24,10 @@ struct LaunchSettings {
     var decision: LaunchPolicy
     var errno: Int32
     var attribution: String
+    /// An absolute path, or `syslog`.
     var auditPath: String?
+    /// Whether the audit records all outgoing activity, not only local-network operations.
+    var auditsAllActivity = false
     /// Why the decision is what it is (the audit's `because`).
     var basis: DecisionBasis = .runOption
     /// The socket lnp-run answers on while the program is undetermined.
@@ -48,7 +51,7 @@ struct LaunchSettings {
             .map(String.init)
             .filter { !$0.hasSuffix("/" + PreloadLocator.fileName) && $0 != PreloadLocator.fileName }
         result.append("LD_PRELOAD=" + ([preload] + others).joined(separator: ":"))
-        result.append("LNP_POLICY=\(decision.rawValue),\(errno),\(attribution),\(basis.name)")
+        result.append("LNP_POLICY=\(decision.rawValue),\(errno),\(attribution),\(basis.name),\(auditsAllActivity ? "all" : "local")")
         result.append("LNP_PROGRAM=\(program)")
         if let auditPath { result.append("LNP_AUDIT=\(auditPath)") }
         if let askPath { result.append("LNP_ASK=\(askPath)") }
@@ -70,10 +73,16 @@ enum ProcessEnvironment {
 
 /// The audit file: made absolute (the program may change directory), created if missing
 /// (mode 0600), and checked writable now, so that a mistake is reported before the program
-/// runs rather than lost afterwards.
+/// runs rather than lost afterwards. `syslog` names the system logger, checked the same way.
 enum AuditFile {
+    static let syslog = "syslog"
+
     static func prepare(_ path: String) throws(Failure) -> String {
         guard !path.isEmpty else { throw Failure("--audit needs a file") }
+        if path == syslog {
+            try SystemLogger.check()
+            return syslog
+        }
         let absolute = ProgramLocator.absolute(path)
         let fd = open(absolute, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY, 0o600)
         guard fd >= 0 else {
@@ -81,5 +90,28 @@ enum AuditFile {
         }
         close(fd)
         return absolute
+    }
+}
+
+/// The system logger's socket, as the preload sends to it (Sources/LNPCore/SyslogSink.swift).
+enum SystemLogger {
+    static let path = "/dev/log"
+
+    /// Whether a datagram socket can reach /dev/log; nothing is sent.
+    static func check() throws(Failure) {
+        let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw Failure("cannot make a socket for the system logger: \(ErrnoName.description(of: errno))") }
+        defer { close(fd) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (index, byte) in path.utf8.enumerated() { raw[index] = byte }
+        }
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard connected == 0 else {
+            throw Failure("--audit syslog: no system logger listens on \(path): \(ErrnoName.description(of: errno))")
+        }
     }
 }

@@ -66,7 +66,7 @@ struct AskingTests {
     }
 
     @Test func malformedRepliesAreNotAnswers() {
-        for bytes in [[], Array("a3".utf8), Array("x31".utf8), Array("a91".utf8), Array("a311".utf8)] {
+        for bytes in [[], Array("a3".utf8), Array("x31".utf8), Array("a:1".utf8), Array("a311".utf8)] {
             #expect(bytes.withUnsafeBytes { Answer.parse($0) } == nil, "\(bytes)")
         }
     }

@@ -14,7 +14,7 @@ private struct RecordParts {
     var endpoint: SocketEndpoint? = SocketEndpoint(address: v4(10, 77, 0, 2), port: 80)
     var host: [UInt8] = []
     var domains: [UInt8] = []
-    var reason: LocalReason = .onLink(prefix: v4(10, 77, 0, 0), length: 24, interface: interfaceName("eth1"))
+    var verdict: Verdict = .local(.onLink(prefix: v4(10, 77, 0, 0), length: 24, interface: interfaceName("eth1")))
     var scopeName = InterfaceName()
     var decision: Decision = .deny
     var basis: DecisionBasis = .remembered
@@ -31,7 +31,7 @@ private struct RecordParts {
                     domains.withUnsafeBufferPointer { domains in
                         var record = AuditRecord(
                             time: time, pid: pid, program: program, executable: executable, operation: operation, fd: fd,
-                            transport: transport, endpoint: endpoint, host: host, domains: domains, reason: reason,
+                            transport: transport, endpoint: endpoint, host: host, domains: domains, verdict: verdict,
                             scopeName: scopeName, decision: decision, basis: basis, attribution: attribution)
                         record.budgets = budgets
                         return writeBytes(capacity: capacity) { record.write(to: &$0) }
@@ -49,7 +49,7 @@ private struct RecordParts {
 
 private let allKeys = [
     "time", "pid", "program", "exe", "op", "fd", "transport", "address", "port", "host", "domains", "reason", "decision", "because",
-    "attribution",
+    "attribution", "local",
 ]
 
 @Suite("AuditRecord")
@@ -79,7 +79,7 @@ struct AuditRecordTests {
     @Test func fieldsComeInTheDocumentedOrder() {
         let text = String(decoding: RecordParts().line().bytes, as: UTF8.self)
         #expect(text.hasPrefix("{\"time\":\""))
-        #expect(text.hasSuffix("\"}"))
+        #expect(text.hasSuffix(",\"local\":true}"))
         let positions = allKeys.map { text.range(of: "\"\($0)\":")?.lowerBound }
         #expect(positions.allSatisfy { $0 != nil })
         #expect(positions.compactMap { $0 } == positions.compactMap { $0 }.sorted())
@@ -93,7 +93,7 @@ struct AuditRecordTests {
         parts.transport = nil
         parts.endpoint = nil
         parts.host = Array("printer.local".utf8)
-        parts.reason = .localName
+        parts.verdict = .local(.localName)
         parts.decision = .allow
         parts.attribution = .user
         let object = try parts.object()
@@ -146,10 +146,21 @@ struct AuditRecordTests {
         ]
         for (reason, scope, text) in cases {
             var parts = RecordParts()
-            parts.reason = reason
+            parts.verdict = .local(reason)
             parts.scopeName = scope
             #expect(try parts.object()["reason"] as? String == text)
         }
+    }
+
+    @Test func notLocalRecord() throws {
+        var parts = RecordParts()
+        parts.verdict = .notLocal(.viaGateway(prefix: v4(0, 0, 0, 0), length: 0, interface: interfaceName("eth0")))
+        parts.decision = .allow
+        parts.basis = .notLocal
+        let object = try parts.object()
+        #expect(object["reason"] as? String == "through a gateway (route 0.0.0.0/0 on eth0)")
+        #expect(object["local"] as? Bool == false)
+        #expect(object["decision"] as? String == "allow" && object["because"] as? String == "not-local")
     }
 
     @Test func addressesAndPorts() throws {
@@ -242,10 +253,17 @@ struct AuditRecordTests {
         parts.endpoint = SocketEndpoint(address: widest, port: 65535, scopeID: 0)
         parts.pid = Int32.max
         parts.fd = Int32.min
-        parts.reason = .onLink(prefix: widest, length: 128, interface: interfaceName("abcdefghijklmno"))
-        let needed = parts.line(capacity: 65_536).bytes.count
-        #expect(needed <= budgets.lineCapacity, "needs \(needed) bytes, the line holds \(budgets.lineCapacity)")
-        let object = parseJSON(parts.line(capacity: budgets.lineCapacity).bytes) as? [String: Any]
-        #expect(object?["attribution"] as? String == "app", "the line is not whole, valid JSON")
+        let interface = interfaceName("abcdefghijklmno")
+        for verdict: Verdict in [
+            .local(.onLink(prefix: widest, length: 128, interface: interface)),
+            .notLocal(.viaGateway(prefix: widest, length: 128, interface: interface)),
+            .notLocal(.notBroadcastCapable(interface: interface)),
+        ] {
+            parts.verdict = verdict
+            let needed = parts.line(capacity: 65_536).bytes.count
+            #expect(needed <= budgets.lineCapacity, "needs \(needed) bytes, the line holds \(budgets.lineCapacity)")
+            let object = parseJSON(parts.line(capacity: budgets.lineCapacity).bytes) as? [String: Any]
+            #expect(object?["local"] as? Bool == verdict.isLocal, "the line is not whole, valid JSON")
+        }
     }
 }

@@ -17,7 +17,7 @@ struct LaunchSettingsTests {
     @Test func freshEnvironment() {
         let environment = settings().environment(from: ["PATH=/usr/bin:/bin", "HOME=/root"])
         #expect(environment == [
-            "PATH=/usr/bin:/bin", "HOME=/root", "LD_PRELOAD=/opt/lnp/lib/lnp/liblnp.so", "LNP_POLICY=deny,113,app,run-option",
+            "PATH=/usr/bin:/bin", "HOME=/root", "LD_PRELOAD=/opt/lnp/lib/lnp/liblnp.so", "LNP_POLICY=deny,113,app,run-option,local",
             "LNP_PROGRAM=/usr/bin/curl", "LNP_AUDIT=/var/log/lnp.jsonl",
         ])
     }
@@ -25,7 +25,7 @@ struct LaunchSettingsTests {
     @Test func noAuditNoAuditVariable() {
         let environment = settings(auditPath: nil).environment(from: [])
         #expect(value("LNP_AUDIT", in: environment) == [])
-        #expect(value("LNP_POLICY", in: environment) == ["deny,113,app,run-option"])
+        #expect(value("LNP_POLICY", in: environment) == ["deny,113,app,run-option,local"])
     }
 
     @Test func preloadComesFirstAndOthersAreKept() {
@@ -64,14 +64,14 @@ struct LaunchSettingsTests {
             "LNP_POLICY=deny,113,app", "LNP_MODE=deny", "LNP_AUDIT=/old/audit", "LNP_PROGRAM=/old", "LNP_UNKNOWN=1",
             "TERM=xterm", "XLNP_MODE=keep",
         ])
-        #expect(value("LNP_POLICY", in: environment) == ["allow,1,user,run-option"])
+        #expect(value("LNP_POLICY", in: environment) == ["allow,1,user,run-option,local"])
         #expect(value("LNP_PROGRAM", in: environment) == ["./app"])
         #expect(value("LNP_AUDIT", in: environment) == [], "the old audit file is not inherited")
         #expect(value("LNP_MODE", in: environment) == [])
         #expect(value("LNP_UNKNOWN", in: environment) == [])
         #expect(value("TERM", in: environment) == ["xterm"])
         #expect(value("XLNP_MODE", in: environment) == ["keep"])
-        #expect(environment.filter { $0.hasPrefix("LNP_") } == ["LNP_POLICY=allow,1,user,run-option", "LNP_PROGRAM=./app"])
+        #expect(environment.filter { $0.hasPrefix("LNP_") } == ["LNP_POLICY=allow,1,user,run-option,local", "LNP_PROGRAM=./app"])
     }
 
     /// What lnp-run writes is what the preload reads (Settings.readPolicy).
@@ -86,6 +86,22 @@ struct LaunchSettingsTests {
         #expect(read.decision == (decision == .allow ? .allow : .deny))
         #expect(read.errno == errno)
         #expect(read.attribution == (attribution == "user" ? .user : .app))
+    }
+
+    /// --audit-all reaches the preload as the policy's scope; without it only local
+    /// operations are recorded.
+    @Test(arguments: [true, false])
+    func thePreloadReadsTheAuditScope(all: Bool) throws {
+        var launch = LaunchSettings(
+            preload: "/p/liblnp.so", program: "/bin/x", decision: .allow, errno: 113, attribution: "app", auditPath: "syslog")
+        launch.auditsAllActivity = all
+        let environment = launch.environment(from: [])
+        #expect(value("LNP_AUDIT", in: environment) == ["syslog"])
+        let policy = try #require(value("LNP_POLICY", in: environment).first)
+        var read = Settings()
+        Array(policy.utf8).withUnsafeBufferPointer { read.readPolicy($0) }
+        #expect(read.recordsAllActivity == all)
+        #expect(read.decision == .allow)
     }
 
     /// Asking: the mode, the basis and the socket reach the preload.
@@ -113,7 +129,7 @@ struct LaunchSettingsTests {
             #expect(DecisionBasis.named(read) == basis)
             raw += 1
         }
-        #expect(raw == 9)
+        #expect(raw == 10)
         #expect(Array("bogus".utf8).withUnsafeBufferPointer { DecisionBasis.named($0) } == nil)
     }
 

@@ -1,5 +1,6 @@
 import Testing
 @testable import LNPCoreHost
+import LNPSys
 
 #if canImport(Glibc)
 import Glibc
@@ -124,6 +125,7 @@ struct RouteCacheTests {
     }
 
     @Test func hotPathUsesTheCacheOnlyForNonLocalRoutes() {
+        _ = SettingsStore.current()  // as the preload's constructor does: calls may pass once it has
         let near = v4(10, 88, 0, 2)
         let far = v4(93, 184, 216, 34)
         let onLink = RouteFacts(
@@ -141,6 +143,13 @@ struct RouteCacheTests {
             farAnswers.append(certainlyNotLocal(sockaddrBytes(far)) && certainlyNotLocal(sockaddrBytes(far, mapped: true)))
         }
         #expect(farAnswers.contains(true), "a cached gateway route answers on the hot path")
+        // Unless every call is recorded (--audit-all): then even a known non-local call takes
+        // the slow path, which records it.
+        withPassWord(0) {
+            cache(gateway, for: far)
+            #expect(!certainlyNotLocal(sockaddrBytes(far)))
+            #expect(certainlyNotLocal(sockaddrBytes(v4(127, 0, 0, 1))), "loopback is never recorded, so never slowed")
+        }
         // Multicast, broadcast and link-local are local whatever a cached route says.
         for special in [v4(169, 254, 1, 1), v4(224, 0, 0, 251), v4(255, 255, 255, 255), v4(240, 0, 0, 1),
                         v6(0xfe80, 0, 0, 0, 0, 0, 0, 1), v6(0xff02, 0, 0, 0, 0, 0, 0, 1)] {
@@ -154,6 +163,7 @@ struct RouteCacheTests {
     /// The hot path's promise: "certainly not local" only when the classifier, given the same
     /// route, says not local.
     @Test func hotPathIsSound() {
+        _ = SettingsStore.current()
         var random = SeededRandom(seed: 4040)
         var answeredFromCache = 0
         for _ in 0..<4_000 {
@@ -176,4 +186,13 @@ struct RouteCacheTests {
         }
         #expect(answeredFromCache > 500, "the cache should answer most non-local routes")
     }
+}
+
+/// Runs `body` with the hot path's "pass untouched" word set to `value`, then puts it back.
+private func withPassWord(_ value: UInt64, _ body: () -> Void) {
+    let word = SharedWords(lnp_storage_pass_not_local())
+    let saved = word.load(0)
+    word.store(0, value)
+    body()
+    word.store(0, saved)
 }

@@ -73,7 +73,7 @@ def test_preload_is_first_in_ld_preload_once_and_others_kept(build):
     result = lnp_run(build, "--deny", "--", "sh", "-c", "echo $LD_PRELOAD; env | grep ^LNP_ | sort", env=env)
     lines = result.stdout.splitlines()
     assert lines[0] == f"{build.liblnp.resolve()}:/usr/lib/x86_64-linux-gnu/libc_malloc_debug.so.0"
-    assert lines[1:] == ["LNP_POLICY=deny,113,app,run-option", "LNP_PROGRAM=/usr/bin/sh"]
+    assert lines[1:] == ["LNP_POLICY=deny,113,app,run-option,local", "LNP_PROGRAM=/usr/bin/sh"]
 
 
 def test_preload_is_found_beside_lnp_run_or_in_lib_lnp_never_in_the_current_directory(build, workdir):

@@ -183,8 +183,10 @@ enum {
 // Accessed on every call, so reachable without a call.
 __attribute__((visibility("hidden"))) extern uint64_t lnp_route_cache_words[];
 __attribute__((visibility("hidden"))) extern uint64_t lnp_clock_word;
+__attribute__((visibility("hidden"))) extern uint64_t lnp_pass_not_local_word;
 static inline uint64_t *lnp_storage_route_cache(void) { return lnp_route_cache_words; }
 static inline uint64_t *lnp_storage_clock(void) { return &lnp_clock_word; }
+static inline uint64_t *lnp_storage_pass_not_local(void) { return &lnp_pass_not_local_word; }
 
 uint64_t *lnp_storage_settings(void);
 unsigned char *lnp_storage_audit_path(void);
@@ -195,6 +197,7 @@ uint64_t *lnp_storage_proxies(void);
 uint64_t *lnp_storage_proxy_names(void);
 uint64_t *lnp_storage_names(void);
 void **lnp_storage_socket_tags(void);
+void **lnp_storage_sent_destinations(void);
 void **lnp_storage_domain_table(void);
 uint64_t *lnp_storage_counters(void);
 uint64_t *lnp_storage_record_holders(void);

@@ -1,0 +1,48 @@
+import LNPSys
+
+/// Operations that do not reach the local network, recorded only when the audit covers all
+/// activity (lnp-run --audit-all): each connect, and the first datagram a socket sends to
+/// each destination. They are never gated, so each function returns 0: go on.
+///
+/// Loopback and the unspecified address are not network activity and are never recorded;
+/// the hot path lets them through before it looks at the settings at all.
+enum NetworkActivity {
+    /// `verdict` when the caller has one; otherwise it is worked out here. Never inlined:
+    /// its frame would weigh on the local path's stack, which a signal handler on a small
+    /// alternate stack may be running on.
+    @inline(never)
+    static func connect(_ fd: Int32, _ endpoint: SocketEndpoint, verdict: Verdict? = nil) -> Int32 {
+        let settings = SettingsStore.current()
+        guard settings.recordsAllActivity, settings.auditPath != nil, let reason = notLocalReason(endpoint, verdict),
+            let socket = SocketKind.of(fd), socket.accepts(endpoint.sockaddrFamily)
+        else { return 0 }
+        Gate.recordActivity(.connect, fd: fd, transport: socket.transport, endpoint: endpoint, reason: reason, settings: settings)
+        return 0
+    }
+
+    /// A datagram (or a TCP Fast Open connect) to `endpoint`.
+    @inline(never)
+    static func send(
+        _ fd: Int32, _ endpoint: SocketEndpoint, _ flags: Int32, operation: Operation, socket known: SocketKind?,
+        verdict: Verdict? = nil
+    ) -> Int32 {
+        let settings = SettingsStore.current()
+        guard settings.recordsAllActivity, settings.auditPath != nil, let reason = notLocalReason(endpoint, verdict),
+            SentDestinations.isFirst(fd, to: endpoint),
+            let socket = known ?? SocketKind.of(fd), socket.accepts(endpoint.sockaddrFamily)
+        else { return 0 }
+        // On a stream socket the kernel ignores the destination, unless it is a Fast Open connect.
+        if socket.transport.isStream && flags & Int32(LNP_MSG_FASTOPEN) == 0 { return 0 }
+        Gate.recordActivity(operation, fd: fd, transport: socket.transport, endpoint: endpoint, reason: reason, settings: settings)
+        return 0
+    }
+
+    /// Why `endpoint` is not local; nil when it is not network activity at all (loopback,
+    /// unspecified) or, against expectation, local after all.
+    private static func notLocalReason(_ endpoint: SocketEndpoint, _ verdict: Verdict?) -> NotLocalReason? {
+        switch verdict ?? LiveClassifier.live.classify(endpoint) {
+        case .notLocal(.loopback), .notLocal(.unspecified), .local: return nil
+        case .notLocal(let reason): return reason
+        }
+    }
+}

@@ -1,0 +1,79 @@
+import LNPSys
+
+/// The audit sent to the system logger (`LNP_AUDIT=syslog`): each record is one datagram to
+/// `/dev/log` (journald or rsyslog), in the traditional local format glibc's syslog() uses,
+/// with the record as CEE-style JSON after the tag:
+///
+///     <13>Nov 21 10:00:00 lnp[1234]: @cee: {"time":"…",…,"local":true}
+///
+/// Facility user; severity notice for an allowed local operation, warning for a denied one,
+/// info for activity that is not local. The header's time is UTC (local daemons stamp what
+/// they receive themselves); the record's `time` is the exact one. A socket is opened and
+/// closed per record, like the audit file, so the program's descriptors are left alone.
+/// When the logger's queue is full the send waits, as syslog() does: records are not dropped.
+enum SyslogSink {
+    /// Room the header takes before the record, at most.
+    static let headerCapacity = 64
+    static let path: StaticString = "/dev/log"
+
+    static func isTarget(_ auditPath: UnsafePointer<UInt8>) -> Bool {
+        Bytes.equal(UnsafeBufferPointer(start: auditPath, count: CString.length(auditPath, limit: 7)), "syslog")
+    }
+
+    /// Composes the message in `buffer` and sends it.
+    static func send(_ record: AuditRecord, in buffer: UnsafeMutableRawBufferPointer) {
+        var writer = ByteWriter(buffer)
+        writeHeader(for: record, to: &writer)
+        record.write(to: &writer)
+        deliver(UnsafeRawBufferPointer(start: buffer.baseAddress, count: writer.count))
+    }
+
+    static func writeHeader(for record: AuditRecord, to w: inout ByteWriter) {
+        let severity: UInt64 = !record.verdict.isLocal ? 6 : record.decision == .allow ? 5 : 4
+        w.append(UInt8(ascii: "<"))
+        w.appendDecimal(1 << 3 | severity)  // facility 1, user
+        w.append(UInt8(ascii: ">"))
+        record.time.writeSyslogStyle(to: &w)
+        w.append(" lnp[")
+        w.appendDecimal(Int64(record.pid))
+        w.append("]: @cee: ")
+    }
+
+    private static func deliver(_ message: UnsafeRawBufferPointer) {
+        let opened = Sys.openingPastTheLimit {
+            Sys.call(Int(LNP_SYS_SOCKET), Int(LNP_AF_UNIX), Int(LNP_SOCK_DGRAM | LNP_SOCK_CLOEXEC), 0)
+                .map { Int32(truncatingIfNeeded: $0) }
+        }
+        guard case .success(let fd) = opened else { return }
+        defer { Sys.close(fd) }
+        var address = InlineArray<16, UInt8>(repeating: 0)  // sockaddr_un: family, "/dev/log", NUL
+        withUnsafeMutableBytes(of: &address) { sockaddr in
+            sockaddr[0] = UInt8(LNP_AF_UNIX)
+            for i in 0..<path.utf8CodeUnitCount { sockaddr[2 + i] = path.utf8Start[i] }
+            _ = Sys.retryingInterrupted {
+                Sys.call(Int(LNP_SYS_SENDTO), Int(fd), Int(bitPattern: message.baseAddress), message.count,
+                         Int(LNP_MSG_NOSIGNAL), Int(bitPattern: sockaddr.baseAddress), 2 + path.utf8CodeUnitCount + 1)
+            }
+        }
+    }
+}
+
+extension Timestamp {
+    /// `Nov 21 10:00:00`, `Nov  1 10:00:00`: RFC 3164's time, in UTC.
+    func writeSyslogStyle(to w: inout ByteWriter) {
+        let days = seconds >= 0 ? seconds / 86400 : (seconds - 86399) / 86400
+        let secondOfDay = seconds - days * 86400
+        let (_, month, day) = Self.civil(fromDays: days)
+        let names: StaticString = "JanFebMarAprMayJunJulAugSepOctNovDec"
+        let first = Int(month - 1) * 3
+        for i in first..<(first + 3) { w.append(names.utf8Start[i]) }
+        w.append(day < 10 ? "  " : " ")
+        w.appendDecimal(UInt64(day))
+        w.append(UInt8(ascii: " "))
+        w.appendDecimal(UInt64(secondOfDay / 3600), minimumDigits: 2)
+        w.append(UInt8(ascii: ":"))
+        w.appendDecimal(UInt64(secondOfDay / 60 % 60), minimumDigits: 2)
+        w.append(UInt8(ascii: ":"))
+        w.appendDecimal(UInt64(secondOfDay % 60), minimumDigits: 2)
+    }
+}

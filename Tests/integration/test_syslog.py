@@ -1,0 +1,99 @@
+"""--audit syslog: each record one datagram to /dev/log, received here by a test listener.
+
+The listener's socket is mounted over /dev/log in a private mount namespace (on a tmpfs
+over /dev, with the few device nodes programs need), so the machine's own logger, if any,
+never sees the test's records.
+"""
+
+import json
+import re
+import socket
+
+import pytest
+
+from conftest import json_lines
+
+HEADER = re.compile(r"<(\d+)>([A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d) lnp\[(\d+)\]: @cee: (\{.*\})")
+
+
+def with_dev_log(lan, socket_path, command):
+    """Runs `command` in the client namespace with `socket_path` mounted at /dev/log."""
+    old = lan.workdir / "old-dev"
+    old.mkdir(exist_ok=True)
+    script = f"""
+        set -e
+        mount --make-rprivate /
+        mount --rbind /dev {old}
+        mount -t tmpfs -o mode=755 tmpfs /dev
+        for node in null zero full random urandom; do touch /dev/$node; mount --bind {old}/$node /dev/$node; done
+        touch /dev/log
+        mount --bind {socket_path} /dev/log
+        exec "$@"
+    """
+    return lan.client(["unshare", "--mount", "sh", "-c", script, "sh"] + [str(c) for c in command])
+
+
+@pytest.fixture
+def listener(workdir):
+    path = workdir / f"log-{id(object())}.sock"
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    server.bind(str(path))
+    server.settimeout(5)
+
+    class Listener:
+        def __init__(self):
+            self.path = path
+
+        def messages(self):
+            received = []
+            server.settimeout(0.5)
+            try:
+                while True:
+                    received.append(server.recv(65536).decode())
+            except socket.timeout:
+                return received
+
+    yield Listener()
+    server.close()
+    path.unlink()
+
+
+def test_each_record_is_one_structured_message(lan, fixtures, listener):
+    script = f"{fixtures.probe} connect tcp 10.77.0.2 8080; {fixtures.probe} connect tcp 203.0.113.5 8080"
+    result = with_dev_log(lan, listener.path, [lan.build.lnp_run, "--deny", "--audit", "syslog", "--audit-all",
+                                               "--", "sh", "-c", script])
+    assert result.returncode == 0, result.stderr
+    assert [line["result"] for line in json_lines(result.stdout)] == [-1, 0]
+    messages = listener.messages()
+    assert len(messages) == 2, messages
+    parsed = [HEADER.fullmatch(message) for message in messages]
+    assert all(parsed), messages
+    denied, activity = [json.loads(match.group(4)) for match in parsed]
+    assert (denied["address"], denied["decision"], denied["local"]) == ("10.77.0.2", "deny", True)
+    assert (activity["address"], activity["decision"], activity["local"]) == ("203.0.113.5", "allow", False)
+    # facility user (1); warning (4) for a denial, info (6) for activity off the local network
+    assert [int(match.group(1)) for match in parsed] == [12, 14]
+    assert [int(match.group(3)) for match in parsed] == [denied["pid"], activity["pid"]]
+    assert denied["program"] == "/usr/bin/sh" and denied["exe"] == str(fixtures.probe)
+
+
+def test_an_allowed_operation_is_a_notice(lan, fixtures, listener):
+    with_dev_log(lan, listener.path, [lan.build.lnp_run, "--allow", "--audit", "syslog", "--",
+                                      fixtures.probe, "connect", "tcp", "10.77.0.2", "8080"])
+    [message] = listener.messages()
+    match = HEADER.fullmatch(message)
+    assert int(match.group(1)) == 13
+    assert json.loads(match.group(4))["decision"] == "allow"
+
+
+def test_no_logger_listening_stops_lnp_run_before_the_program_runs(lan, fixtures, workdir):
+    dead = workdir / "dead.sock"
+    listening = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    listening.bind(str(dead))
+    listening.close()  # the file stays; nothing receives on it
+    marker = workdir / "ran-without-logger"
+    result = with_dev_log(lan, dead, [lan.build.lnp_run, "--allow", "--audit", "syslog", "--", "touch", marker])
+    assert result.returncode == 125
+    assert "no system logger listens on /dev/log" in result.stderr
+    assert not marker.exists()
+    dead.unlink()
