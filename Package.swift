@@ -71,18 +71,20 @@ let package = Package(
             name: "LNPStore",
             dependencies: ["LNPTools", .product(name: "GRDB", package: "GRDB.swift")],
             path: "Sources/LNPStore"),
+        // Swift: reading audit files and reporting on them (lnp report, lnp-run --summary).
+        .target(name: "LNPReport", path: "Sources/LNPReport"),
         .executableTarget(
             name: "lnp-run",
-            dependencies: ["LNPCoreHost", "LNPTools", "LNPStore", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["LNPCoreHost", "LNPTools", "LNPStore", "LNPReport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Sources/lnp-run"),
         .executableTarget(
             name: "lnp",
             dependencies: [
-                "LNPTools", "LNPCoreHost", "LNPStore",
+                "LNPTools", "LNPCoreHost", "LNPStore", "LNPReport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/lnp"),
         .testTarget(
-            name: "LNPCoreTests", dependencies: ["LNPCoreHost", "LNPTools", "LNPStore", "lnp-run"], path: "Tests/LNPCoreTests"),
+            name: "LNPCoreTests", dependencies: ["LNPCoreHost", "LNPTools", "LNPStore", "LNPReport", "lnp-run"], path: "Tests/LNPCoreTests"),
     ]
 )

@@ -1,9 +1,14 @@
 import SystemPackage
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// What lnp needs to know about an ELF executable, read from its headers: whether the
 /// loader will honour LD_PRELOAD for it (it has an interpreter), whether it is a Go
-/// program, and its build-id. Every offset and size in the file is checked before use, so a
-/// truncated or hostile file gives a `Failure`, never a crash.
+/// program, and its build-id; on request, what it imports from shared libraries. Every
+/// offset and size in the file is checked before use, and every count is capped, so a
+/// truncated or hostile file gives a `Failure`, never a crash or a huge allocation.
 public struct ELFFile: Equatable {
     public enum Failure: Error, Equatable, CustomStringConvertible {
         case notELF
@@ -33,6 +38,13 @@ public struct ELFFile: Equatable {
     public var buildID: String?
     public var sectionNames: [String]
     public var hasGoBuildID: Bool
+    /// The undefined symbols of the dynamic symbol table (what it takes from shared
+    /// libraries), version suffixes removed, each once, in table order. Read only when asked
+    /// for (`imports: true`); otherwise empty.
+    public var importedSymbols: [String] = []
+    /// DT_NEEDED: the shared libraries the loader loads for it, in order. Read only when
+    /// asked for (`imports: true`); otherwise empty.
+    public var neededLibraries: [String] = []
 
     /// What the file was built for, as people name it: "x86-64", "32-bit x86", "AArch64", ….
     public var architecture: String {
@@ -61,7 +73,9 @@ public struct ELFFile: Equatable {
             || sectionNames.contains(".gopclntab")
     }
 
-    public static func read(path: String) throws(Failure) -> ELFFile {
+    /// Reads the file's headers; with `imports`, its dynamic symbols and needed libraries
+    /// too (more reading, which lnp-run's start does not need).
+    public static func read(path: String, imports: Bool = false) throws(Failure) -> ELFFile {
         let fd: FileDescriptor
         do {
             fd = try FileDescriptor.open(FilePath(path), .readOnly, options: [.closeOnExec])
@@ -69,14 +83,14 @@ public struct ELFFile: Equatable {
             throw .unreadable(error as? Errno ?? .ioError)
         }
         defer { try? fd.close() }
-        return try parse(FileBytes(fd: fd))
+        return try parse(try FileBytes(fd: fd), imports: imports)
     }
 
-    public static func parse(_ bytes: [UInt8]) throws(Failure) -> ELFFile {
-        try parse(MemoryBytes(bytes: bytes))
+    public static func parse(_ bytes: [UInt8], imports: Bool = false) throws(Failure) -> ELFFile {
+        try parse(MemoryBytes(bytes: bytes), imports: imports)
     }
 
-    static func parse(_ source: some ByteSource) throws(Failure) -> ELFFile {
+    static func parse(_ source: some ByteSource, imports: Bool = false) throws(Failure) -> ELFFile {
         let ident = try source.bytes(at: 0, count: 16, what: "the identification")
         guard ident[0] == 0x7f, ident[1] == 0x45, ident[2] == 0x4c, ident[3] == 0x46 else { throw .notELF }
         guard ident[4] == 1 || ident[4] == 2 else { throw .malformed("class \(ident[4])") }
@@ -119,6 +133,8 @@ public struct ELFFile: Equatable {
             }
         }
 
+        var loads: [Segment] = []
+        var dynamic: Segment? = nil
         if programOffset != 0 && programCount > 0 {
             guard programEntrySize >= (wide ? 56 : 32) else { throw .malformed("program header size \(programEntrySize)") }
             guard programCount <= 1 << 16 else { throw .malformed("\(programCount) program headers") }
@@ -129,13 +145,18 @@ public struct ELFFile: Equatable {
                 let type = order.u32(entry, 0)
                 let fileOffset = wide ? order.u64(entry, 8) : UInt64(order.u32(entry, 4))
                 let fileSize = wide ? order.u64(entry, 32) : UInt64(order.u32(entry, 16))
+                let address = wide ? order.u64(entry, 16) : UInt64(order.u32(entry, 8))
+                let segment = Segment(address: address, offset: fileOffset, size: fileSize)
                 switch type {
+                case 1:  // PT_LOAD
+                    loads.append(segment)
                 case 3:  // PT_INTERP
                     guard fileSize > 0, fileSize <= 4096 else { throw .malformed("interpreter of \(fileSize) bytes") }
                     let text = try source.bytes(at: fileOffset, count: fileSize, what: "the interpreter path")
                     file.interpreter = string(in: text, at: 0) ?? ""
                 case 2:  // PT_DYNAMIC
                     file.hasDynamicSegment = true
+                    if dynamic == nil { dynamic = segment }
                 case 4:  // PT_NOTE
                     guard fileSize <= 1 << 20 else { continue }
                     let notes = try source.bytes(at: fileOffset, count: fileSize, what: "a note segment")
@@ -153,6 +174,10 @@ public struct ELFFile: Equatable {
                 }
             }
         }
+        if imports {
+            var reader = DynamicReader(source: source, order: order, wide: wide, sections: sections, loads: loads)
+            try reader.read(dynamic: dynamic, into: &file)
+        }
         return file
     }
 
@@ -163,6 +188,7 @@ public struct ELFFile: Equatable {
         var size: UInt64
         var link: UInt32
         var info: UInt32
+        var entrySize: UInt64
 
         static func read(_ source: some ByteSource, _ order: ByteOrder, _ wide: Bool, at base: UInt64, index: Int, entrySize: Int)
             throws(Failure) -> Section
@@ -173,12 +199,24 @@ public struct ELFFile: Equatable {
                 name: order.u32(entry, 0), type: order.u32(entry, 4),
                 offset: wide ? order.u64(entry, 24) : UInt64(order.u32(entry, 16)),
                 size: wide ? order.u64(entry, 32) : UInt64(order.u32(entry, 20)),
-                link: order.u32(entry, wide ? 40 : 24), info: order.u32(entry, wide ? 44 : 28))
+                link: order.u32(entry, wide ? 40 : 24), info: order.u32(entry, wide ? 44 : 28),
+                entrySize: wide ? order.u64(entry, 56) : UInt64(order.u32(entry, 36)))
         }
     }
 
+    /// A PT_LOAD segment (where its bytes lie in the file and in memory) or PT_DYNAMIC.
+    struct Segment {
+        var address: UInt64
+        var offset: UInt64
+        var size: UInt64
+    }
+
     static func offset(_ base: UInt64, plus index: Int, times size: Int) throws(Failure) -> UInt64 {
-        let (product, overflow) = UInt64(index).multipliedReportingOverflow(by: UInt64(size))
+        try offset(base, plus: UInt64(index), times: UInt64(size))
+    }
+
+    static func offset(_ base: UInt64, plus index: UInt64, times size: UInt64) throws(Failure) -> UInt64 {
+        let (product, overflow) = index.multipliedReportingOverflow(by: size)
         let (sum, overflow2) = base.addingReportingOverflow(product)
         guard !overflow && !overflow2 else { throw .malformed("an offset past 2^64") }
         return sum
@@ -235,6 +273,8 @@ struct ByteOrder {
 
 /// Random access to a file's bytes, or to bytes in memory (for tests and fuzzing).
 protocol ByteSource {
+    /// The number of bytes there are: nothing is allocated for a read past it.
+    var size: UInt64 { get }
     func bytes(at offset: UInt64, count: UInt64, what: String) throws(ELFFile.Failure) -> [UInt8]
 }
 
@@ -246,6 +286,7 @@ extension ByteSource {
 
 struct MemoryBytes: ByteSource {
     var bytes: [UInt8]
+    var size: UInt64 { UInt64(bytes.count) }
 
     func bytes(at offset: UInt64, count: UInt64, what: String) throws(ELFFile.Failure) -> [UInt8] {
         let (end, overflow) = offset.addingReportingOverflow(count)
@@ -256,8 +297,19 @@ struct MemoryBytes: ByteSource {
 
 struct FileBytes: ByteSource {
     var fd: FileDescriptor
+    var size: UInt64
+
+    init(fd: FileDescriptor) throws(ELFFile.Failure) {
+        self.fd = fd
+        var info = stat()
+        guard fstat(fd.rawValue, &info) == 0 else { throw .unreadable(Errno(rawValue: errno)) }
+        // Reading a directory fails with EISDIR, as it should; its size means nothing.
+        size = info.st_mode & S_IFMT == S_IFREG ? UInt64(max(0, info.st_size)) : UInt64.max
+    }
 
     func bytes(at offset: UInt64, count: UInt64, what: String) throws(ELFFile.Failure) -> [UInt8] {
+        let (end, overflow) = offset.addingReportingOverflow(count)
+        guard !overflow, end <= size else { throw .truncated(what) }
         guard count <= 1 << 26, offset <= UInt64(Int64.max) - count else { throw .malformed("\(what) of \(count) bytes") }
         var result = [UInt8](repeating: 0, count: Int(count))
         var filled = 0

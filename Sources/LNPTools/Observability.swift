@@ -48,11 +48,15 @@ public struct Observability: Equatable {
         var obstacles: [Obstacle] = []
         var info = stat()
         guard stat(path, &info) == 0 else { return Observability(obstacles: []) }
-        if info.st_mode & S_ISUID != 0 && info.st_uid != effectiveUID { obstacles.append(.setuid(owner: info.st_uid)) }
-        if info.st_mode & S_ISGID != 0 && info.st_gid != effectiveGID { obstacles.append(.setgid(group: info.st_gid)) }
-        if effectiveUID != 0 && hasFileCapabilities(path) { obstacles.append(.fileCapabilities) }
+        let script = ScriptHeader.interpreter(of: path)
+        // Linux ignores set-id bits and capabilities on a script: only its interpreter's count.
+        if script == nil {
+            if info.st_mode & S_ISUID != 0 && info.st_uid != effectiveUID { obstacles.append(.setuid(owner: info.st_uid)) }
+            if info.st_mode & S_ISGID != 0 && info.st_gid != effectiveGID { obstacles.append(.setgid(group: info.st_gid)) }
+            if effectiveUID != 0 && hasFileCapabilities(path) { obstacles.append(.fileCapabilities) }
+        }
 
-        if let interpreter = ScriptHeader.interpreter(of: path) {
+        if let interpreter = script {
             if depth < 2, let program = interpreter.program {
                 for obstacle in examine(
                     program, preload: preload, effectiveUID: effectiveUID, effectiveGID: effectiveGID, depth: depth + 1

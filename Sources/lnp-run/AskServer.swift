@@ -39,13 +39,7 @@ final class AskServer {
     }
 
     static func start() throws(Failure) -> AskServer {
-        var parent = ProgramLocator.environmentValue("XDG_RUNTIME_DIR") ?? "/tmp"
-        if !parent.hasPrefix("/") || access(parent, W_OK | X_OK) != 0 { parent = "/tmp" }
-        var template = Array((parent + "/lnp-run.XXXXXX").utf8CString)
-        guard template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else {
-            throw Failure("cannot make a directory for the prompt's socket in \(parent): \(ErrnoName.description(of: errno))")
-        }
-        let directory = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let directory = try PrivateDirectory.make(for: "the prompt's socket")
         let path = directory + "/ask"
         guard path.utf8.count < 108 else {
             rmdir(directory)

@@ -57,6 +57,10 @@ struct LNPRun: ParsableCommand {
         "Record all outgoing activity too: every connect, and the first datagram per socket and destination (needs --audit)."))
     var auditAll = false
 
+    @Flag(help: ArgumentHelp(
+        "When the program exits, say on stderr how many local-network operations were allowed and denied, and where to."))
+    var summary = false
+
     @Option(help: ArgumentHelp(
         "Attribute every socket to the app (the default) or to the user, as a browser would.", valueName: "WHO"))
     var attribution: AttributionOption = .app
@@ -132,7 +136,12 @@ struct LNPRun: ParsableCommand {
                 + "install lnp elsewhere (scripts/install PREFIX)")
         }
         if auditAll && audit == nil { throw Failure("--audit-all needs --audit FILE (or --audit syslog)") }
-        let auditPath = try audit.map { path throws(Failure) in try AuditFile.prepare(path) }
+        if summary && audit == AuditFile.syslog {
+            throw Failure("--summary reads the run's records back: use it with --audit FILE, or without --audit")
+        }
+        var auditPath = try audit.map { path throws(Failure) in try AuditFile.prepare(path) }
+        let summarySource = summary ? try RunSummarySource.prepare(auditPath: auditPath) : nil
+        if let summarySource { auditPath = summarySource.path }
 
         let observability = Observability.examine(program, preload: try? ELFFile.read(path: preload))
         if !observability.isObservable {
@@ -169,12 +178,20 @@ struct LNPRun: ParsableCommand {
         case .failure(let spawnFailure):
             let failure = spawnFailure.errno
             asking?.server.stop()
+            summarySource?.discard()
             throw Failure("cannot execute \(program): \(ErrnoName.description(of: failure))",
                           status: failure == ENOENT ? ExitStatus.notFound : ExitStatus.notExecutable)
         }
         Spawn.raiseDescriptorLimit()
         if launch.needsMarkingUsed { LaunchDecision.markUsed(identity) }
         let status = Supervisor(child: child, signals: signals, asking: asking).run()
+        if let summarySource {
+            var lines = summarySource.lines(program: identity.path)
+            if !observability.isObservable {
+                lines.append("lnp: \(program) itself was not observed (\(observability.summary)); only what its children did is counted")
+            }
+            lines.forEach(Diagnostics.summary)
+        }
         Spawn.exit(mirroring: status)
     }
 }
@@ -200,6 +217,8 @@ enum Diagnostics {
     static func error(_ message: String) { write("lnp-run: \(message)\n") }
     static func warning(_ message: String) { write("lnp-run: warning: \(message)\n") }
     static func note(_ message: String) { write("lnp-run: \(message)\n") }
+    /// A line of `--summary`, which names itself.
+    static func summary(_ line: String) { write(line + "\n") }
 
     /// One write, so the line stays whole next to the program's own output.
     private static func write(_ text: String) {

@@ -43,6 +43,9 @@ struct ObservabilityTests {
         #expect(Observability.examine(directory + "/script").obstacles == [.interpreter(staticPath, .staticBinary)])
         try writeFile(directory + "/fine", Array("#!/bin/true\n".utf8), mode: 0o755)
         #expect(Observability.examine(directory + "/fine").obstacles == [])
+        // Linux ignores a script's set-id bits, so they stop nothing.
+        try writeFile(directory + "/setuid-script", Array("#!/bin/sh\n".utf8), mode: 0o4755)
+        #expect(Observability.examine(directory + "/setuid-script", effectiveUID: 12345).obstacles == [])
         // A chain of scripts is followed, to a limit.
         try writeFile(directory + "/outer", Array("#!\(directory)/script\n".utf8), mode: 0o755)
         #expect(Observability.examine(directory + "/outer").obstacles

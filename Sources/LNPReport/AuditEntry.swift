@@ -1,0 +1,194 @@
+import Foundation
+
+/// One record of an audit file, as `lnp report` and `lnp-run --summary` read it (the
+/// preload writes it: Sources/LNPCore/AuditRecord.swift).
+///
+/// What a report needs is required: `time`, `program`, `op`, `decision`, `attribution`, and a
+/// `host` or an `address`. The other fields are checked when present, so that a reader of
+/// this version keeps working on records with fields added or left out.
+public struct AuditEntry: Equatable, Sendable {
+    public enum Decision: String, Sendable { case allow, deny }
+    public enum Attribution: String, Sendable { case app, user }
+
+    public var time: AuditTime
+    public var pid: Int?
+    public var program: String
+    public var exe: String?
+    /// `connect`, `sendto`, `sendmsg`, `sendmmsg`, `join`, `bind` or `resolve`; kept as
+    /// written, so that an operation added later is reported rather than refused.
+    public var op: String
+    public var fd: Int?
+    public var transport: String?
+    public var address: String?
+    public var port: Int?
+    /// The name, when known: the name resolved, or a domain the program declared.
+    public var host: String?
+    public var domains: [String]
+    public var reason: String?
+    public var decision: Decision
+    public var because: String?
+    public var attribution: Attribution
+    /// False for ordinary network activity (recorded only when all activity is); records
+    /// written before the field existed were all local.
+    public var isLocal: Bool
+
+    public init(
+        time: AuditTime, pid: Int? = nil, program: String, exe: String? = nil, op: String, fd: Int? = nil,
+        transport: String? = nil, address: String? = nil, port: Int? = nil, host: String? = nil,
+        domains: [String] = [], reason: String? = nil, decision: Decision, because: String? = nil,
+        attribution: Attribution, isLocal: Bool = true
+    ) {
+        self.time = time
+        self.pid = pid
+        self.program = program
+        self.exe = exe
+        self.op = op
+        self.fd = fd
+        self.transport = transport
+        self.address = address
+        self.port = port
+        self.host = host
+        self.domains = domains
+        self.reason = reason
+        self.decision = decision
+        self.because = because
+        self.attribution = attribution
+        self.isLocal = isLocal
+    }
+
+    /// What the operation reached, or tried to: the name when known, else the address.
+    public var domain: String { host ?? address ?? "" }
+
+    /// Reads one line of an audit file.
+    public static func parse(line: some DataProtocol) throws(AuditLineError) -> AuditEntry {
+        try parse(line: line, using: JSONDecoder())
+    }
+
+    /// The same, with a decoder made once for a whole file.
+    static func parse(line: some DataProtocol, using decoder: JSONDecoder) throws(AuditLineError) -> AuditEntry {
+        do {
+            return try decoder.decode(AuditEntry.self, from: Data(line))
+        } catch let error as DecodingError {
+            throw AuditLineError(error)
+        } catch {
+            throw AuditLineError(message: "not JSON")
+        }
+    }
+}
+
+/// Why a line is not a record, in words that name the field.
+public struct AuditLineError: Error, Equatable, Sendable, CustomStringConvertible {
+    public var message: String
+
+    public init(message: String) { self.message = message }
+
+    public var description: String { message }
+
+    init(_ error: DecodingError) {
+        switch error {
+        case .keyNotFound(let key, _):
+            message = "missing field \"\(key.stringValue)\""
+        case .valueNotFound(let type, let context):
+            message = "\(Self.field(context)) is null, expected \(Self.kind(type))"
+        case .typeMismatch(let type, let context):
+            message = context.codingPath.isEmpty
+                ? "not a JSON object" : "\(Self.field(context)) is not \(Self.kind(type))"
+        case .dataCorrupted(let context):
+            message = context.codingPath.isEmpty ? "not JSON" : "\(Self.field(context)): \(context.debugDescription)"
+        @unknown default:
+            message = "not a record"
+        }
+    }
+
+    /// A value from the line, for a message on a terminal: quoted, escaped as in JSON, with
+    /// no control or formatting character left, and cut short.
+    static func quoted(_ text: String) -> String {
+        Terminal.visible(text.count <= 40 ? JSONText.string(text) : JSONText.string(String(text.prefix(40))) + "…")
+    }
+
+    private static func field(_ context: DecodingError.Context) -> String {
+        // `domains[2]` rather than `domains.Index 2`.
+        var path = ""
+        for key in context.codingPath {
+            if let index = key.intValue { path += "[\(index)]" } else { path += (path.isEmpty ? "" : ".") + key.stringValue }
+        }
+        return "field \"\(path)\""
+    }
+
+    private static func kind(_ type: Any.Type) -> String {
+        switch type {
+        case is String.Type: return "a string"
+        case is Int.Type, is Double.Type: return "a whole number"  // Double: see wholeNumber
+        case is Bool.Type: return "true or false"
+        case is [String].Type: return "a list"
+        default: return "a \(type)"
+        }
+    }
+}
+
+extension AuditEntry: Decodable {
+    private enum Field: String, CodingKey {
+        case time, pid, program, exe, op, fd, transport, address, port, host, domains, reason, decision, because,
+            attribution, local
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let record = try decoder.container(keyedBy: Field.self)
+        let timeText = try record.decode(String.self, forKey: .time)
+        guard let time = AuditTime(rfc3339: timeText) else {
+            throw DecodingError.dataCorruptedError(
+                forKey: .time, in: record, debugDescription: "not an RFC 3339 time: \(AuditLineError.quoted(timeText))")
+        }
+        self.time = time
+        pid = try Self.wholeNumber(.pid, in: record)
+        program = try record.decode(String.self, forKey: .program)
+        exe = try record.decodeIfPresent(String.self, forKey: .exe)
+        op = try record.decode(String.self, forKey: .op)
+        fd = try Self.wholeNumber(.fd, in: record)
+        transport = try record.decodeIfPresent(String.self, forKey: .transport)
+        address = try record.decodeIfPresent(String.self, forKey: .address)
+        port = try Self.wholeNumber(.port, in: record)
+        host = try record.decodeIfPresent(String.self, forKey: .host)
+        domains = try record.decodeIfPresent([String].self, forKey: .domains) ?? []
+        reason = try record.decodeIfPresent(String.self, forKey: .reason)
+        decision = try Self.word(Decision.self, .decision, in: record)
+        because = try record.decodeIfPresent(String.self, forKey: .because)
+        attribution = try Self.word(Attribution.self, .attribution, in: record)
+        isLocal = try record.decodeIfPresent(Bool.self, forKey: .local) ?? true
+        if program.isEmpty {
+            throw DecodingError.dataCorruptedError(forKey: .program, in: record, debugDescription: "empty")
+        }
+        if host == nil && address == nil {
+            throw DecodingError.dataCorruptedError(
+                forKey: op == "resolve" ? .host : .address, in: record,
+                debugDescription: "null, and the record has no other destination")
+        }
+    }
+
+    /// A whole number, read as a Double first: this JSONDecoder calls 80.5 for an Int
+    /// "not valid JSON", without naming the field.
+    private static func wholeNumber(_ field: Field, in record: KeyedDecodingContainer<Field>) throws -> Int? {
+        guard let number = try record.decodeIfPresent(Double.self, forKey: field) else { return nil }
+        guard number.rounded() == number, abs(number) < 1e15 else {
+            throw DecodingError.typeMismatch(
+                Int.self, DecodingError.Context(codingPath: record.codingPath + [field], debugDescription: "\(number)"))
+        }
+        return Int(number)
+    }
+
+    /// One of a fixed set of words, with the ones allowed in the error.
+    private static func word<Word: RawRepresentable & CaseIterable>(
+        _: Word.Type, _ field: Field, in record: KeyedDecodingContainer<Field>
+    ) throws -> Word where Word.RawValue == String {
+        let text = try record.decode(String.self, forKey: field)
+        guard let word = Word(rawValue: text) else {
+            let allowed = Word.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: " or ")
+            throw DecodingError.dataCorruptedError(
+                forKey: field, in: record, debugDescription: "expected \(allowed), found \(AuditLineError.quoted(text))")
+        }
+        return word
+    }
+}
+
+extension AuditEntry.Decision: CaseIterable {}
+extension AuditEntry.Attribution: CaseIterable {}

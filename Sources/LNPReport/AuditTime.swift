@@ -1,0 +1,178 @@
+import Foundation
+
+/// An instant of an audit record, kept as whole seconds and microseconds since 1970 UTC, so
+/// that truncating to seconds (as Apple's report does) is exact, never a rounding of a Double.
+public struct AuditTime: Comparable, Hashable, Sendable {
+    public var seconds: Int64
+    public var microseconds: Int32
+
+    public init(seconds: Int64, microseconds: Int32 = 0) {
+        self.seconds = seconds
+        self.microseconds = microseconds
+    }
+
+    public init(_ date: Date) {
+        let whole = date.timeIntervalSince1970.rounded(.down)
+        seconds = Int64(whole)
+        microseconds = Int32(min(999_999, ((date.timeIntervalSince1970 - whole) * 1_000_000).rounded()))
+    }
+
+    /// An RFC 3339 time with its zone (`Z` or `±hh:mm`), as the audit writes it:
+    /// `2026-11-21T10:00:00.123456Z`. Nil for anything else.
+    public init?(rfc3339 text: some StringProtocol) {
+        guard let parts = CivilTime(text), let offset = parts.offsetSeconds else { return nil }
+        self.init(seconds: parts.secondsSinceEpoch - offset, microseconds: parts.microseconds)
+    }
+
+    public var date: Date { Date(timeIntervalSince1970: Double(seconds) + Double(microseconds) / 1_000_000) }
+
+    /// `2021-06-06T16:15:48Z`: UTC, cut to whole seconds, as in Apple's App Privacy Report.
+    public var wholeSecondsUTC: String {
+        let days = seconds >= 0 ? seconds / 86400 : (seconds - 86399) / 86400
+        let second = seconds - days * 86400
+        let (year, month, day) = CivilTime.civil(fromDays: days)
+        return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T"
+            + "\(pad(second / 3600, 2)):\(pad(second / 60 % 60, 2)):\(pad(second % 60, 2))Z"
+    }
+
+    public static func < (a: AuditTime, b: AuditTime) -> Bool {
+        (a.seconds, a.microseconds) < (b.seconds, b.microseconds)
+    }
+
+    private func pad(_ value: Int64, _ width: Int) -> String {
+        let digits = String(value)
+        return String(repeating: "0", count: max(0, width - digits.count)) + digits
+    }
+}
+
+extension TimeZone {
+    /// How reports name the zone of their times: `UTC`, or the zone's name (`Europe/Paris`),
+    /// which, unlike an abbreviation or an offset, stays right across a change to summer time.
+    var reportName: String {
+        secondsFromGMT() == 0 && nextDaylightSavingTimeTransition == nil ? "UTC" : identifier
+    }
+}
+
+/// The fields of `YYYY-MM-DD[Thh:mm[:ss[.fraction]]][Z|±hh:mm]`, checked for range. The zone
+/// is optional here: `--since` reads a time without one as local time.
+struct CivilTime {
+    var year: Int64, month: Int64, day: Int64
+    var hour: Int64 = 0, minute: Int64 = 0, second: Int64 = 0
+    var microseconds: Int32 = 0
+    /// East of UTC; nil when the text named no zone.
+    var offsetSeconds: Int64?
+    /// Whether the text had a time of day, or was a date alone.
+    var hasTime = false
+
+    init?(_ text: some StringProtocol) {
+        var scanner = Scanner(Array(text.utf8))
+        guard let year = scanner.number(4), scanner.skip("-"), let month = scanner.number(2), scanner.skip("-"),
+            let day = scanner.number(2)
+        else { return nil }
+        (self.year, self.month, self.day) = (year, month, day)
+        guard (1...12).contains(month), (1...Self.daysIn(month: month, year: year)).contains(day) else { return nil }
+        if scanner.skip("T") || scanner.skip("t") || scanner.skip(" ") {
+            hasTime = true
+            guard let hour = scanner.number(2), scanner.skip(":"), let minute = scanner.number(2) else { return nil }
+            (self.hour, self.minute) = (hour, minute)
+            if scanner.skip(":") {
+                guard let second = scanner.number(2) else { return nil }
+                self.second = second
+                if scanner.skip(".") {
+                    let digits = scanner.digits()
+                    guard !digits.isEmpty else { return nil }
+                    // Microseconds: the first six digits, padded; finer ones are dropped.
+                    let six = (digits + [UInt8](repeating: UInt8(ascii: "0"), count: 6)).prefix(6)
+                    microseconds = Int32(six.reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) })
+                }
+            }
+            guard hour < 24, minute < 60, second < 60 else { return nil }
+            if scanner.skip("Z") || scanner.skip("z") {
+                offsetSeconds = 0
+            } else if let sign = scanner.oneOf("+-") {
+                guard let hours = scanner.number(2), scanner.skip(":"), let minutes = scanner.number(2),
+                    hours < 24, minutes < 60
+                else { return nil }
+                offsetSeconds = (sign == UInt8(ascii: "-") ? -1 : 1) * (hours * 3600 + minutes * 60)
+            }
+        }
+        guard scanner.atEnd else { return nil }
+    }
+
+    /// The fields read as UTC.
+    var secondsSinceEpoch: Int64 {
+        Self.days(year: year, month: month, day: day) * 86400 + hour * 3600 + minute * 60 + second
+    }
+
+    static func daysIn(month: Int64, year: Int64) -> Int64 {
+        switch month {
+        case 2: return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: return 30
+        default: return 31
+        }
+    }
+
+    /// Days from 1970-01-01 to a proleptic Gregorian date: years counted from March, so
+    /// that the leap day falls at the end of each, in 400-year eras of 146,097 days.
+    static func days(year: Int64, month: Int64, day: Int64) -> Int64 {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yearOfEra = y - era * 400
+        let dayOfYear = (153 * ((month + 9) % 12) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
+    }
+
+    /// The inverse of `days(year:month:day:)`.
+    static func civil(fromDays days: Int64) -> (year: Int64, month: Int64, day: Int64) {
+        let shifted = days + 719_468
+        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
+        let dayOfEra = shifted - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let marchMonth = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * marchMonth + 2) / 5 + 1
+        let month = marchMonth < 10 ? marchMonth + 3 : marchMonth - 9
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
+    }
+
+    /// Reads ASCII fields one after another.
+    private struct Scanner {
+        let bytes: [UInt8]
+        var index = 0
+
+        init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+        var atEnd: Bool { index == bytes.count }
+
+        mutating func skip(_ character: Unicode.Scalar) -> Bool {
+            guard index < bytes.count, bytes[index] == UInt8(ascii: character) else { return false }
+            index += 1
+            return true
+        }
+
+        mutating func oneOf(_ characters: String) -> UInt8? {
+            guard index < bytes.count, characters.utf8.contains(bytes[index]) else { return nil }
+            index += 1
+            return bytes[index - 1]
+        }
+
+        /// Exactly `count` digits.
+        mutating func number(_ count: Int) -> Int64? {
+            guard index + count <= bytes.count else { return nil }
+            var value: Int64 = 0
+            for byte in bytes[index..<index + count] {
+                guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else { return nil }
+                value = value * 10 + Int64(byte - UInt8(ascii: "0"))
+            }
+            index += count
+            return value
+        }
+
+        mutating func digits() -> [UInt8] {
+            let start = index
+            while index < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) { index += 1 }
+            return Array(bytes[start..<index])
+        }
+    }
+}

@@ -1,0 +1,104 @@
+import Foundation
+
+/// The report as text for a terminal: per program a heading with its totals, then one row
+/// per destination, most hits first. Times are local, to the second.
+public struct TableFormat {
+    public let timeZone: TimeZone
+    private let formatter = DateFormatter()
+
+    public init(timeZone: TimeZone = .current) {
+        self.timeZone = timeZone
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = timeZone
+        formatter.dateFormat = "yyyy-MM-dd HH:mm:ss"
+    }
+
+    public func lines(_ report: Report) -> [String] {
+        if report.programs.isEmpty { return ["no operations to report"] }
+        var lines: [String] = []
+        for program in report.programs {
+            if !lines.isEmpty { lines.append("") }
+            lines.append(Terminal.visible(program.program) + ": " + Self.totals(program))
+            let rows = [columnNames] + program.destinations.map { $0.cells(formatter) }
+            lines += Self.layout(rows).map { "  " + $0 }
+        }
+        return lines
+    }
+
+    /// `12 local-network operations (10 allowed, 2 denied), 3 not local; 14 app-initiated, 1 user-initiated`
+    static func totals(_ program: ProgramReport) -> String {
+        let count = program.local.total
+        var text = "\(count) local-network operation\(count == 1 ? "" : "s")"
+        text += " (\(program.local.allowed) allowed, \(program.local.denied) denied)"
+        if program.nonLocal.total > 0 {
+            text += ", \(program.nonLocal.total) not local"
+            if program.nonLocal.denied > 0 { text += " (\(program.nonLocal.denied) denied)" }
+        }
+        return text + "; \(program.app) app-initiated, \(program.user) user-initiated"
+    }
+
+    /// The columns; the zone of the times is in their headings.
+    var columnNames: [String] {
+        let zone = timeZone.reportName
+        return ["DESTINATION", "HOW", "NETWORK", "ALLOWED", "DENIED", "APP", "USER", "FIRST (\(zone))", "LAST (\(zone))"]
+    }
+
+    /// Which columns are counts, aligned right.
+    static let countColumns: Set<Int> = [3, 4, 5, 6]
+
+    /// Columns padded to their widest cell; no line ends in spaces.
+    static func layout(_ rows: [[String]]) -> [String] {
+        var widths = [Int](repeating: 0, count: rows.map(\.count).max() ?? 0)
+        for row in rows {
+            for (index, cell) in row.enumerated() { widths[index] = max(widths[index], cell.count) }
+        }
+        return rows.map { row in
+            let cells = row.enumerated().map { index, cell in
+                let padding = String(repeating: " ", count: widths[index] - cell.count)
+                return countColumns.contains(index) ? padding + cell : cell + padding
+            }
+            var line = cells.joined(separator: "  ")
+            while line.hasSuffix(" ") { line.removeLast() }
+            return line
+        }
+    }
+
+    /// The cells of a destination's row, in `timeZone`.
+    func cells(_ destination: DestinationReport) -> [String] { destination.cells(formatter) }
+}
+
+extension DestinationReport {
+    /// `printer.local:8080 (10.77.0.2)`, `tcp connect`, `local`, counts, first, last.
+    func cells(_ formatter: DateFormatter) -> [String] {
+        var label = destination.label
+        if let address = addresses.first {
+            label += " (\(address)" + (addresses.count > 1 ? ", +\(addresses.count - 1))" : ")")
+        }
+        let how = ([destination.transport].compactMap { $0 } + operations).joined(separator: " ")
+        // Times cut to the second, never rounded up past the operation.
+        return [
+            Terminal.visible(label), Terminal.visible(how), destination.isLocal ? "local" : "not local",
+            String(tally.allowed), String(tally.denied), String(app), String(user),
+            formatter.string(from: AuditTime(seconds: first.seconds).date),
+            formatter.string(from: AuditTime(seconds: last.seconds).date),
+        ]
+    }
+}
+
+/// Text from the records (program paths, names) comes from the programs, untrusted: control
+/// and formatting characters are shown escaped, so that none can move the cursor, recolour
+/// the terminal or reorder what is shown.
+enum Terminal {
+    static func visible(_ text: String) -> String {
+        var shown = ""
+        for scalar in text.unicodeScalars {
+            switch scalar.properties.generalCategory {
+            case .control, .format, .lineSeparator, .paragraphSeparator:
+                shown += "\\u{" + String(scalar.value, radix: 16) + "}"
+            default:
+                shown.unicodeScalars.append(scalar)
+            }
+        }
+        return shown
+    }
+}

@@ -1,0 +1,327 @@
+"""`lnp report`: audit files made by real runs, reported as a table, as Apple's App Privacy
+Report records (NDJSON) and as an HTML page checked in headless Chromium."""
+
+import collections
+import html
+import json
+import os
+import pathlib
+import re
+import shutil
+import tempfile
+import time
+
+import pytest
+
+from conftest import json_lines, require, run
+
+APPLE_KEYS = ["domain", "firstTimeStamp", "context", "timeStamp", "domainType", "initiatedType", "hits", "type",
+              "domainOwner", "bundleID"]
+TABLE_COLUMNS = ["DESTINATION", "HOW", "NETWORK", "ALLOWED", "DENIED", "APP", "USER", "FIRST (UTC)", "LAST (UTC)"]
+
+
+class Made:
+    """An audit file from real runs of two programs, and its records."""
+
+    def __init__(self, path, probe, other, boundary):
+        self.path = path
+        self.probe = str(probe)
+        self.other = str(other)
+        self.records = [json.loads(line) for line in path.read_text().splitlines()]
+        self.boundary = boundary  # the time of the first record made after a pause
+
+
+@pytest.fixture(scope="module")
+def made(lan, fixtures, workdir):
+    path = workdir / "report-audit.jsonl"
+    # A second program whose path needs escaping everywhere it is shown.
+    odd = workdir / "report <i>odd & 'q'"
+    odd.mkdir()
+    other = odd / "probe-b"
+    shutil.copy(fixtures.probe, other)
+    audit = ["--audit", str(path)]
+
+    def probe(options, *arguments, program=fixtures.probe):
+        result = lan.lnp_run(options + audit, [program, *arguments])
+        assert json_lines(result.stdout), result.stderr
+
+    probe(["--allow"], "connect", "tcp", "10.77.0.2", "8080")
+    probe(["--allow"], "connect", "tcp", "10.77.0.2", "8080")
+    probe(["--deny"], "connect", "tcp", "10.77.0.2", "8080")
+    probe(["--allow", "--attribution", "user"], "connect", "tcp", "10.77.0.2", "8080")
+    probe(["--allow"], "sendto", "10.77.0.2", "9999")
+    probe(["--allow"], "resolve-connect", "printer.local", "8080")
+    before = len(path.read_text().splitlines())
+    time.sleep(1.1)  # so that --since can be given a time between the two batches
+    probe(["--deny"], "resolve", "printer.local")
+    probe(["--allow"], "connect", "tcp", "10.77.0.2", "8080", program=other)
+    records = [json.loads(line) for line in path.read_text().splitlines()]
+    return Made(path, fixtures.probe, other, records[before]["time"])
+
+
+def lnp_report(build, *arguments, input=None):
+    return run([build.lnp, "report", *[str(a) for a in arguments]], env=dict(os.environ, TZ="UTC"), input=input)
+
+
+def seconds(stamp):
+    """An audit time cut to the second, as Apple writes it: 2026-11-21T10:00:00Z."""
+    return stamp[:19] + "Z"
+
+
+def expected_activity(records):
+    """Apple's records, worked out here from the audit records: allowed operations by program,
+    domain (the host when known, else the address) and initiation."""
+    groups = collections.defaultdict(list)
+    for record in records:
+        if record["decision"] != "allow":
+            continue
+        domain = record["host"] if record["host"] is not None else record["address"]
+        initiated = "AppInitiated" if record["attribution"] == "app" else "NonAppInitiated"
+        groups[(record["program"], domain, initiated)].append(record["time"])
+    return {key: (len(times), seconds(min(times)), seconds(max(times))) for key, times in groups.items()}
+
+
+def ndjson_groups(text):
+    """The output's records, checked for Apple's keys and types, by (bundleID, domain, initiatedType)."""
+    groups = {}
+    for line in text.splitlines():
+        pairs = json.loads(line, object_pairs_hook=list)
+        assert [key for key, _ in pairs] == APPLE_KEYS, line
+        record = dict(pairs)
+        assert (record["context"], record["domainOwner"], record["type"]) == ("", "", "networkActivity")
+        assert record["domainType"] == 2 and type(record["domainType"]) is int
+        assert type(record["hits"]) is int and record["hits"] > 0
+        assert record["initiatedType"] in ("AppInitiated", "NonAppInitiated")
+        for key in ("firstTimeStamp", "timeStamp"):
+            assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", record[key]), record[key]
+        key = (record["bundleID"], record["domain"], record["initiatedType"])
+        assert key not in groups, f"one record per program, domain and initiation: {line}"
+        groups[key] = (record["hits"], record["firstTimeStamp"], record["timeStamp"])
+    return groups
+
+
+def table_sections(text):
+    """Program heading -> rows (lists of cells) of the table output."""
+    sections = {}
+    heading = None
+    for line in text.splitlines():
+        if not line:
+            continue
+        if not line.startswith("  "):
+            heading = line
+            sections[heading] = []
+        else:
+            sections[heading].append(re.split(r" {2,}", line.strip()))
+    return sections
+
+
+def test_the_runs_made_what_the_report_tests_expect(made):
+    ops = [(r["program"], r["op"], r["decision"], r["attribution"]) for r in made.records]
+    assert ops.count((made.probe, "connect", "allow", "app")) == 3  # two, and the resolve-connect's
+    assert ops.count((made.probe, "connect", "allow", "user")) == 1
+    assert ops.count((made.probe, "connect", "deny", "app")) == 1
+    assert ops.count((made.probe, "sendto", "allow", "app")) == 1
+    assert ops.count((made.probe, "resolve", "allow", "app")) == 1
+    assert ops.count((made.probe, "resolve", "deny", "app")) >= 1
+    assert ops.count((made.other, "connect", "allow", "app")) == 1
+    assert all(r.get("local", True) for r in made.records)
+
+
+def test_ndjson_is_apples_network_activity_field_by_field(build, made):
+    result = lnp_report(build, "--format", "ndjson", made.path)
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == ""
+    groups = ndjson_groups(result.stdout)
+    assert groups == expected_activity(made.records)
+    # And what that means for these runs: denied operations contacted nothing and are left out.
+    assert groups[(made.probe, "10.77.0.2", "AppInitiated")][0] == 3  # two connects and a datagram
+    assert groups[(made.probe, "10.77.0.2", "NonAppInitiated")][0] == 1
+    assert groups[(made.probe, "printer.local", "AppInitiated")][0] == 2  # the lookup and its connect
+    assert groups[(made.other, "10.77.0.2", "AppInitiated")][0] == 1
+    assert len(groups) == 4
+    # Ordered by program, then domain, app-initiated first.
+    assert [line for line in result.stdout.splitlines()] == sorted(
+        result.stdout.splitlines(),
+        key=lambda line: (json.loads(line)["bundleID"], json.loads(line)["domain"], json.loads(line)["initiatedType"]))
+
+
+def test_table_shows_each_programs_destinations(build, made):
+    result = lnp_report(build, made.path)
+    assert result.returncode == 0, result.stderr
+    sections = table_sections(result.stdout)
+    mine = [r for r in made.records if r["program"] == made.probe]
+    denied = sum(r["decision"] == "deny" for r in mine)
+    users = sum(r["attribution"] == "user" for r in mine)
+    heading = (f"{made.probe}: {len(mine)} local-network operations ({len(mine) - denied} allowed, {denied} denied); "
+               f"{len(mine) - users} app-initiated, {users} user-initiated")
+    assert list(sections) == [heading, f"{made.other}: 1 local-network operation (1 allowed, 0 denied); "
+                                        "1 app-initiated, 0 user-initiated"]
+    rows = {row[0]: row for row in sections[heading][1:]}
+    assert sections[heading][0] == TABLE_COLUMNS
+
+    connects = [r for r in mine if r["op"] == "connect" and r["host"] is None and r["port"] == 8080]
+    first, last = (min(r["time"] for r in connects), max(r["time"] for r in connects))
+    assert rows["10.77.0.2:8080"] == ["10.77.0.2:8080", "tcp connect", "local", "3", "1", "3", "1",
+                                      first[:19].replace("T", " "), last[:19].replace("T", " ")]
+    assert rows["10.77.0.2:9999"][1:7] == ["udp sendto", "local", "1", "0", "1", "0"]
+    assert rows["printer.local:8080 (10.77.0.2)"][1:7] == ["tcp connect", "local", "1", "0", "1", "0"]
+    lookups = [r for r in mine if r["op"] == "resolve"]
+    assert rows["printer.local"][1:5] == ["resolve", "local", "1", str(len(lookups) - 1)]
+    # Most hits first.
+    hits = [int(row[3]) + int(row[4]) for row in sections[heading][1:]]
+    assert hits == sorted(hits, reverse=True)
+
+
+def test_since_keeps_later_records(build, made):
+    later = [r for r in made.records if r["time"] >= made.boundary]
+    assert 0 < len(later) < len(made.records)
+    result = lnp_report(build, "--format", "ndjson", "--since", made.boundary, made.path)
+    assert result.returncode == 0, result.stderr
+    assert ndjson_groups(result.stdout) == expected_activity(later)
+    sections = table_sections(lnp_report(build, "--since", made.boundary, made.path).stdout)
+    lookups = sum(r["program"] == made.probe for r in later)
+    plural = "" if lookups == 1 else "s"
+    assert f"{made.probe}: {lookups} local-network operation{plural} (0 allowed, {lookups} denied); " \
+           f"{lookups} app-initiated, 0 user-initiated" in sections
+
+    everything = lnp_report(build, "--format", "ndjson", made.path).stdout
+    for since in ("1h", "90m", "2d", "1970-01-01", "2000-01-01T00:00:00Z"):
+        assert lnp_report(build, "--format", "ndjson", "--since", since, made.path).stdout == everything, since
+    future = lnp_report(build, "--since", "2999-01-01", made.path)
+    assert (future.returncode, future.stdout) == (0, "no operations to report\n")
+
+    bad = lnp_report(build, "--since", "last tuesday", made.path)
+    assert bad.returncode == 64
+    assert 'not a time: "last tuesday"' in bad.stderr
+
+
+def test_program_matches_a_path_or_its_last_component(build, made):
+    def programs(*options):
+        result = lnp_report(build, "--format", "ndjson", *options, made.path)
+        assert result.returncode == 0, result.stderr
+        return {json.loads(line)["bundleID"] for line in result.stdout.splitlines()}
+
+    assert programs("--program", "probe") == {made.probe}
+    assert programs("--program", made.other) == {made.other}
+    assert programs("--program", "probe-b", "--program", made.probe) == {made.probe, made.other}
+    assert programs("--program", "robe") == set()
+    assert programs() == {made.probe, made.other}
+
+
+def test_a_malformed_line_is_named_and_the_rest_reported(build, made, workdir):
+    lines = made.path.read_text().splitlines()
+    broken = workdir / "report-broken.jsonl"
+    missing = json.dumps({k: v for k, v in made.records[0].items() if k != "program"})
+    broken.write_text("\n".join(lines[:3] + ["this is not json", "", missing] + lines[3:]) + "\n")
+
+    result = lnp_report(build, "--format", "ndjson", broken)
+    assert result.returncode == 1
+    assert result.stderr.splitlines() == [f"lnp: {broken}:4: not JSON", f'lnp: {broken}:6: missing field "program"']
+    assert result.stdout == lnp_report(build, "--format", "ndjson", made.path).stdout
+
+    table = lnp_report(build, broken)
+    assert table.returncode == 1
+    assert table.stdout == lnp_report(build, made.path).stdout
+
+
+def test_an_unreadable_file_is_named_and_the_others_reported(build, made, workdir):
+    missing = workdir / "no-such-audit.jsonl"
+    result = lnp_report(build, "--format", "ndjson", missing, made.path)
+    assert result.returncode == 2
+    assert result.stderr == f"lnp: {missing}: cannot read: No such file or directory\n"
+    assert result.stdout == lnp_report(build, "--format", "ndjson", made.path).stdout
+
+
+def test_standard_input(build, made):
+    expected = lnp_report(build, "--format", "ndjson", made.path).stdout
+    text = made.path.read_text()
+    assert lnp_report(build, "--format", "ndjson", input=text).stdout == expected
+    assert lnp_report(build, "--format", "ndjson", "-", input=text).stdout == expected
+    broken = lnp_report(build, "-", input=text + "{\n")
+    assert broken.returncode == 1
+    assert broken.stderr == f"lnp: <stdin>:{len(text.splitlines()) + 1}: not JSON\n"
+
+
+# The HTML page, in headless Chromium. Chromium runs in a network namespace of its own with
+# nothing in it (`unshare --net`): whatever the page or the browser tried, no packet could leave.
+
+def chromium(page, workdir):
+    """Opens `page`; returns the DOM after its scripts ran, and the console messages."""
+    profile = tempfile.mkdtemp(prefix="chromium-", dir=workdir)
+    result = run(["unshare", "--net", "chromium", "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                  f"--user-data-dir={profile}", "--enable-logging=stderr", "--v=0", "--virtual-time-budget=3000",
+                  "--dump-dom", page.as_uri()], timeout=180)
+    assert "<body" in result.stdout, result.stderr
+    console = [line for line in result.stderr.splitlines() if ":CONSOLE" in line or "Uncaught" in line]
+    body = dict(re.findall(r'([\w-]+)="([^"]*)"', re.search(r"<body([^>]*)>", result.stdout).group(1)))
+    return result.stdout, body, console
+
+
+@pytest.fixture(scope="module")
+def page(build, made, workdir):
+    require(shutil.which("chromium") is not None, "chromium is not installed")
+    require(shutil.which("unshare") is not None, "unshare is not installed")
+    result = lnp_report(build, "--format", "html", made.path)
+    assert result.returncode == 0, result.stderr
+    path = workdir / "report.html"
+    path.write_text(result.stdout)
+    return path
+
+
+def test_html_renders_without_errors(page, workdir, made):
+    dom, body, console = chromium(page, workdir)
+    assert console == []
+    assert body.get("data-rendered") == "ok"
+    assert body.get("data-charts") == "4"  # a timeline and a bar chart per program, each laid out
+    assert "data-errors" not in body
+    # Paths from the records are text, shown as they are: no element came from them.
+    for program in (made.probe, made.other):
+        assert f"<h2>{html.escape(program, quote=False)}</h2>" in dom
+    assert "<i>odd" not in dom
+
+
+def test_html_check_catches_errors_and_fetches(page, workdir):
+    """The check above can fail: a script error and a fetch, added to a copy, are both caught."""
+    text = page.read_text()
+    nonce = re.search(r"'nonce-([A-Za-z0-9]+)'", text).group(1)
+    broken = workdir / "report-broken.html"
+    broken.write_text(text.replace("<h1>", f'<script nonce="{nonce}">undefinedFunction();</script>'
+                                           '<img src="http://127.0.0.1:9/x.png"><h1>', 1))
+    _, body, console = chromium(broken, workdir)
+    assert any("Uncaught ReferenceError: undefinedFunction is not defined" in line for line in console)
+    assert any("Content Security Policy" in line and "127.0.0.1:9" in line for line in console)
+    assert "undefinedFunction" in body.get("data-errors", "")
+
+
+def test_html_is_self_contained(page):
+    text = page.read_text()
+    assert "http://" not in text and "https://" not in text
+    assert not re.search(r"\s(src|href|srcset|action|poster|data)=", text)
+    assert "@import" not in text and not re.search(r"url\((?!#)", text)
+    assert re.search(r"<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none';", text)
+    assert text.count("<script") == 2 and text.count("<script nonce=") == 2
+
+
+def test_all_activity_is_reported_as_not_local(build, lan, fixtures, workdir):
+    """An --audit-all run: the connection to a host off the local network is in the table as
+    not local, and in Apple's records by its name."""
+    path = workdir / "report-all-activity.jsonl"
+    script = (f"{fixtures.probe} resolve-connect public.example 8080; "
+              f"{fixtures.probe} connect tcp 10.77.0.2 8080")
+    lan.lnp_run(["--deny", "--audit", str(path), "--audit-all"], ["sh", "-c", script])
+    records = [json.loads(line) for line in path.read_text().splitlines()]
+    assert [(r["op"], r["local"]) for r in records] == [("connect", False), ("connect", True)]
+
+    result = lnp_report(build, "--format", "ndjson", path)
+    assert result.returncode == 0, result.stderr
+    groups = ndjson_groups(result.stdout)
+    assert groups == expected_activity(records)
+    assert list(groups) == [("/usr/bin/sh", "public.example", "AppInitiated")], "the denied local connect is left out"
+
+    table = table_sections(lnp_report(build, path).stdout)
+    [(heading, rows)] = table.items()
+    assert heading.startswith("/usr/bin/sh: 1 local-network operation (0 allowed, 1 denied)")
+    by_destination = {row[0]: row for row in rows[1:]}
+    assert by_destination["public.example:8080 (203.0.113.5)"][1:5] == ["tcp connect", "not local", "1", "0"]
+    assert by_destination["10.77.0.2:8080"][1:5] == ["tcp connect", "local", "0", "1"]
