@@ -72,7 +72,7 @@ let package = Package(
             dependencies: ["LNPTools", .product(name: "GRDB", package: "GRDB.swift")],
             path: "Sources/LNPStore"),
         // Swift: reading audit files and reporting on them (lnp report, lnp-run --summary).
-        .target(name: "LNPReport", path: "Sources/LNPReport"),
+        .target(name: "LNPReport", dependencies: ["LNPCoreHost"], path: "Sources/LNPReport"),
         .executableTarget(
             name: "lnp-run",
             dependencies: ["LNPCoreHost", "LNPTools", "LNPStore", "LNPReport", .product(name: "ArgumentParser", package: "swift-argument-parser")],

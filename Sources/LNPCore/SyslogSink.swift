@@ -61,8 +61,7 @@ enum SyslogSink {
 extension Timestamp {
     /// `Nov 21 10:00:00`, `Nov  1 10:00:00`: RFC 3164's time, in UTC.
     func writeSyslogStyle(to w: inout ByteWriter) {
-        let days = seconds >= 0 ? seconds / 86400 : (seconds - 86399) / 86400
-        let secondOfDay = seconds - days * 86400
+        let (days, secondOfDay) = daysAndSecond
         let (_, month, day) = Self.civil(fromDays: days)
         let names: StaticString = "JanFebMarAprMayJunJulAugSepOctNovDec"
         let first = Int(month - 1) * 3
@@ -70,10 +69,6 @@ extension Timestamp {
         w.append(day < 10 ? "  " : " ")
         w.appendDecimal(UInt64(day))
         w.append(UInt8(ascii: " "))
-        w.appendDecimal(UInt64(secondOfDay / 3600), minimumDigits: 2)
-        w.append(UInt8(ascii: ":"))
-        w.appendDecimal(UInt64(secondOfDay / 60 % 60), minimumDigits: 2)
-        w.append(UInt8(ascii: ":"))
-        w.appendDecimal(UInt64(secondOfDay % 60), minimumDigits: 2)
+        Self.writeClock(secondOfDay, to: &w)
     }
 }

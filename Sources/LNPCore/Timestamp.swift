@@ -8,9 +8,23 @@ public struct Timestamp: BitwiseCopyable {
         self.microseconds = microseconds
     }
 
-    public func write(to writer: inout ByteWriter) {
+    /// Whole days since 1970-01-01, and the second within the day (negative times too).
+    var daysAndSecond: (days: Int64, secondOfDay: Int64) {
         let days = seconds >= 0 ? seconds / 86400 : (seconds - 86399) / 86400
-        let secondOfDay = seconds - days * 86400
+        return (days, seconds - days * 86400)
+    }
+
+    /// `hh:mm:ss`.
+    static func writeClock(_ secondOfDay: Int64, to writer: inout ByteWriter) {
+        writer.appendDecimal(UInt64(secondOfDay / 3600), minimumDigits: 2)
+        writer.append(UInt8(ascii: ":"))
+        writer.appendDecimal(UInt64(secondOfDay / 60 % 60), minimumDigits: 2)
+        writer.append(UInt8(ascii: ":"))
+        writer.appendDecimal(UInt64(secondOfDay % 60), minimumDigits: 2)
+    }
+
+    public func write(to writer: inout ByteWriter) {
+        let (days, secondOfDay) = daysAndSecond
         let (year, month, day) = Self.civil(fromDays: days)
         writer.appendDecimal(UInt64(max(year, 0)), minimumDigits: 4)
         writer.append(UInt8(ascii: "-"))
@@ -18,18 +32,14 @@ public struct Timestamp: BitwiseCopyable {
         writer.append(UInt8(ascii: "-"))
         writer.appendDecimal(UInt64(day), minimumDigits: 2)
         writer.append(UInt8(ascii: "T"))
-        writer.appendDecimal(UInt64(secondOfDay / 3600), minimumDigits: 2)
-        writer.append(UInt8(ascii: ":"))
-        writer.appendDecimal(UInt64(secondOfDay / 60 % 60), minimumDigits: 2)
-        writer.append(UInt8(ascii: ":"))
-        writer.appendDecimal(UInt64(secondOfDay % 60), minimumDigits: 2)
+        Self.writeClock(secondOfDay, to: &writer)
         writer.append(UInt8(ascii: "."))
         writer.appendDecimal(UInt64(min(max(microseconds, 0), 999_999)), minimumDigits: 6)
         writer.append(UInt8(ascii: "Z"))
     }
 
     /// Days since 1970-01-01 to a proleptic Gregorian date (Howard Hinnant's algorithm).
-    static func civil(fromDays days: Int64) -> (year: Int64, month: Int64, day: Int64) {
+    public static func civil(fromDays days: Int64) -> (year: Int64, month: Int64, day: Int64) {
         let z = days + 719_468
         let era = (z >= 0 ? z : z - 146_096) / 146_097
         let dayOfEra = z - era * 146_097
@@ -39,5 +49,16 @@ public struct Timestamp: BitwiseCopyable {
         let day = dayOfYear - (153 * shiftedMonth + 2) / 5 + 1
         let month = shiftedMonth < 10 ? shiftedMonth + 3 : shiftedMonth - 9
         return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
+    }
+
+    /// The inverse of `civil(fromDays:)`: days from 1970-01-01 to a proleptic Gregorian date,
+    /// years counted from March so that the leap day ends each, in 400-year eras.
+    public static func days(year: Int64, month: Int64, day: Int64) -> Int64 {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yearOfEra = y - era * 400
+        let dayOfYear = (153 * ((month + 9) % 12) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
     }
 }

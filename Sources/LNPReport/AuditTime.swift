@@ -1,4 +1,5 @@
 import Foundation
+import LNPCoreHost
 
 /// An instant of an audit record, kept as whole seconds and microseconds since 1970 UTC, so
 /// that truncating to seconds (as Apple's report does) is exact, never a rounding of a Double.
@@ -30,7 +31,7 @@ public struct AuditTime: Comparable, Hashable, Sendable {
     public var wholeSecondsUTC: String {
         let days = seconds >= 0 ? seconds / 86400 : (seconds - 86399) / 86400
         let second = seconds - days * 86400
-        let (year, month, day) = CivilTime.civil(fromDays: days)
+        let (year, month, day) = Timestamp.civil(fromDays: days)
         return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T"
             + "\(pad(second / 3600, 2)):\(pad(second / 60 % 60, 2)):\(pad(second % 60, 2))Z"
     }
@@ -101,7 +102,7 @@ struct CivilTime {
 
     /// The fields read as UTC.
     var secondsSinceEpoch: Int64 {
-        Self.days(year: year, month: month, day: day) * 86400 + hour * 3600 + minute * 60 + second
+        Timestamp.days(year: year, month: month, day: day) * 86400 + hour * 3600 + minute * 60 + second
     }
 
     static func daysIn(month: Int64, year: Int64) -> Int64 {
@@ -110,30 +111,6 @@ struct CivilTime {
         case 4, 6, 9, 11: return 30
         default: return 31
         }
-    }
-
-    /// Days from 1970-01-01 to a proleptic Gregorian date: years counted from March, so
-    /// that the leap day falls at the end of each, in 400-year eras of 146,097 days.
-    static func days(year: Int64, month: Int64, day: Int64) -> Int64 {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * ((month + 9) % 12) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
-    }
-
-    /// The inverse of `days(year:month:day:)`.
-    static func civil(fromDays days: Int64) -> (year: Int64, month: Int64, day: Int64) {
-        let shifted = days + 719_468
-        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
-        let dayOfEra = shifted - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let marchMonth = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * marchMonth + 2) / 5 + 1
-        let month = marchMonth < 10 ? marchMonth + 3 : marchMonth - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 
     /// Reads ASCII fields one after another.

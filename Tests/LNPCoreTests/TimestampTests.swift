@@ -79,6 +79,7 @@ struct TimestampTests {
             #expect(
                 Int(civil.year) == expected.year && Int(civil.month) == expected.month && Int(civil.day) == expected.day,
                 "day \(day): \(civil) vs \(expected)")
+            #expect(Timestamp.days(year: civil.year, month: civil.month, day: civil.day) == day, "the inverse, day \(day)")
         }
     }
 
