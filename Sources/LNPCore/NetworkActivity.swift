@@ -13,8 +13,11 @@ enum NetworkActivity {
     @inline(never)
     static func connect(_ fd: Int32, _ endpoint: SocketEndpoint, verdict: Verdict? = nil) -> Int32 {
         let settings = SettingsStore.current()
-        guard settings.recordsAllActivity, settings.auditPath != nil, let reason = notLocalReason(endpoint, verdict),
-            let socket = SocketKind.of(fd), socket.accepts(endpoint.sockaddrFamily)
+        guard settings.recordsAllActivity, settings.auditPath != nil else { return 0 }
+        let verdict = verdict ?? LiveClassifier.live.classify(endpoint)
+        // Local after all (its route changed a moment ago): gated like any local operation.
+        if verdict.isLocal { return Decisions.connectLocal(fd, endpoint) }
+        guard let reason = notLocalReason(verdict), let socket = SocketKind.of(fd), socket.accepts(endpoint.sockaddrFamily)
         else { return 0 }
         Gate.recordActivity(.connect, fd: fd, transport: socket.transport, endpoint: endpoint, reason: reason, settings: settings)
         return 0
@@ -27,8 +30,10 @@ enum NetworkActivity {
         verdict: Verdict? = nil
     ) -> Int32 {
         let settings = SettingsStore.current()
-        guard settings.recordsAllActivity, settings.auditPath != nil, let reason = notLocalReason(endpoint, verdict),
-            SentDestinations.isFirst(fd, to: endpoint),
+        guard settings.recordsAllActivity, settings.auditPath != nil else { return 0 }
+        let verdict = verdict ?? LiveClassifier.live.classify(endpoint)
+        if verdict.isLocal { return Decisions.sendLocal(fd, endpoint, flags, operation: operation, socket: known) }
+        guard let reason = notLocalReason(verdict), SentDestinations.isFirst(fd, to: endpoint),
             let socket = known ?? SocketKind.of(fd), socket.accepts(endpoint.sockaddrFamily)
         else { return 0 }
         // On a stream socket the kernel ignores the destination, unless it is a Fast Open connect.
@@ -37,10 +42,10 @@ enum NetworkActivity {
         return 0
     }
 
-    /// Why `endpoint` is not local; nil when it is not network activity at all (loopback,
-    /// unspecified) or, against expectation, local after all.
-    private static func notLocalReason(_ endpoint: SocketEndpoint, _ verdict: Verdict?) -> NotLocalReason? {
-        switch verdict ?? LiveClassifier.live.classify(endpoint) {
+    /// Why the destination is not local; nil when it is not network activity at all
+    /// (loopback, unspecified).
+    private static func notLocalReason(_ verdict: Verdict) -> NotLocalReason? {
+        switch verdict {
         case .notLocal(.loopback), .notLocal(.unspecified), .local: return nil
         case .notLocal(let reason): return reason
         }

@@ -22,7 +22,10 @@ enum SentDestinations {
             let slot = (home + step) % capacity
             let held = words.load(slot)
             if held == key { return false }
-            if held == 0 && words.compareExchange(slot, expected: 0, desired: key) { return true }
+            if held == 0 {
+                if words.compareExchange(slot, expected: 0, desired: key) { return true }
+                if words.load(slot) == key { return false }  // another thread recorded this pair just now
+            }
         }
         words.store((home + Int(truncatingIfNeeded: key & 7)) % capacity, key)
         return true

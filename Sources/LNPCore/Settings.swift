@@ -193,7 +193,12 @@ enum SettingsStore {
     static func load() -> Settings {
         let words = SharedWords(lnp_storage_settings())
         guard words.compareExchange(0, expected: unread, desired: reading) else {
-            return words.load(0) == ready ? decode(words) : Settings.fromEnvironment()
+            if words.load(0) == ready { return decode(words) }
+            // Mid-way in another thread, or forever in a child forked from the middle of it: this
+            // caller parses for itself, and may still open the hot path (the value is the same).
+            let parsed = Settings.fromEnvironment()
+            storePassWord(for: parsed)
+            return parsed
         }
         let parsed = Settings.fromEnvironment(recordingProxies: true)
         var auditLength = 0
@@ -210,9 +215,14 @@ enum SettingsStore {
         words.store(3, UInt64(parsed.program.count))
         words.store(4, UInt64(parsed.askPath.count))
         words.store(0, ready)
-        let recordsNotLocal = parsed.recordsAllActivity && parsed.auditPath != nil
-        SharedWords(lnp_storage_pass_not_local()).store(0, recordsNotLocal ? 0 : 1)
+        storePassWord(for: parsed)
         return parsed
+    }
+
+    /// Opens the hot path to calls known not to be local, unless they are all recorded.
+    private static func storePassWord(for settings: Settings) {
+        let recordsNotLocal = settings.recordsAllActivity && settings.auditPath != nil
+        SharedWords(lnp_storage_pass_not_local()).store(0, recordsNotLocal ? 0 : 1)
     }
 
     private static func decode(_ words: SharedWords) -> Settings {

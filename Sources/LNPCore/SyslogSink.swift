@@ -10,7 +10,8 @@ import LNPSys
 /// info for activity that is not local. The header's time is UTC (local daemons stamp what
 /// they receive themselves); the record's `time` is the exact one. A socket is opened and
 /// closed per record, like the audit file, so the program's descriptors are left alone.
-/// When the logger's queue is full the send waits, as syslog() does: records are not dropped.
+/// When the logger's queue stays full for 100 ms the record is dropped: a stalled logger must
+/// not stop every wrapped program.
 enum SyslogSink {
     /// Room the header takes before the record, at most.
     static let headerCapacity = 64
@@ -39,6 +40,9 @@ enum SyslogSink {
         w.append("]: @cee: ")
     }
 
+    /// How long a record waits for a stalled logger before it is dropped.
+    static let stallNanoseconds = 100_000_000
+
     private static func deliver(_ message: UnsafeRawBufferPointer) {
         let opened = Sys.openingPastTheLimit {
             Sys.call(Int(LNP_SYS_SOCKET), Int(LNP_AF_UNIX), Int(LNP_SOCK_DGRAM | LNP_SOCK_CLOEXEC), 0)
@@ -47,12 +51,33 @@ enum SyslogSink {
         guard case .success(let fd) = opened else { return }
         defer { Sys.close(fd) }
         var address = InlineArray<16, UInt8>(repeating: 0)  // sockaddr_un: family, "/dev/log", NUL
-        withUnsafeMutableBytes(of: &address) { sockaddr in
+        let connected = withUnsafeMutableBytes(of: &address) { sockaddr in
             sockaddr[0] = UInt8(LNP_AF_UNIX)
             for i in 0..<path.utf8CodeUnitCount { sockaddr[2 + i] = path.utf8Start[i] }
-            _ = Sys.retryingInterrupted {
-                Sys.call(Int(LNP_SYS_SENDTO), Int(fd), Int(bitPattern: message.baseAddress), message.count,
-                         Int(LNP_MSG_NOSIGNAL), Int(bitPattern: sockaddr.baseAddress), 2 + path.utf8CodeUnitCount + 1)
+            return Sys.retryingInterrupted {
+                Sys.call(Int(LNP_SYS_CONNECT), Int(fd), Int(bitPattern: sockaddr.baseAddress), 2 + path.utf8CodeUnitCount + 1)
+            }
+        }
+        guard case .success = connected else { return }
+        // Never block the program on a stalled logger: wait for room once, briefly, then drop.
+        for attempt in 0..<2 {
+            let sent = Sys.call(Int(LNP_SYS_SENDTO), Int(fd), Int(bitPattern: message.baseAddress), message.count,
+                                Int(LNP_MSG_NOSIGNAL | LNP_MSG_DONTWAIT))
+            guard case .failure(let error) = sent, error.rawValue == Int32(LNP_EAGAIN), attempt == 0 else { return }
+            waitForRoom(fd)
+        }
+    }
+
+    /// ppoll for POLLOUT: on a connected datagram socket, room in the logger's queue.
+    private static func waitForRoom(_ fd: Int32) {
+        var pollfd = InlineArray<8, UInt8>(repeating: 0)  // int fd; short events; short revents
+        var timeout = InlineArray<2, Int64>(repeating: 0)  // struct timespec
+        timeout[1] = Int64(stallNanoseconds)
+        withUnsafeMutableBytes(of: &pollfd) { poll in
+            poll.storeBytes(of: fd, toByteOffset: 0, as: Int32.self)
+            poll.storeBytes(of: Int16(LNP_POLLOUT), toByteOffset: 4, as: Int16.self)
+            withUnsafeMutableBytes(of: &timeout) { time in
+                _ = Sys.call(Int(LNP_SYS_PPOLL), Int(bitPattern: poll.baseAddress), 1, Int(bitPattern: time.baseAddress), 0, 8)
             }
         }
     }

@@ -159,7 +159,13 @@ struct LNPRun: ParsableCommand {
             attribution: attribution.rawValue, auditPath: auditPath, auditsAllActivity: auditAll, basis: launch.basis)
         var asking: Supervisor.Asking? = nil
         if launch.asks {
-            let server = try AskServer.start()
+            let server: AskServer
+            do {
+                server = try AskServer.start()
+            } catch {
+                summarySource?.discard()
+                throw error
+            }
             settings.askPath = server.path
             asking = Supervisor.Asking(
                 server: server, program: identity.path,

@@ -19,12 +19,20 @@ struct RunSummarySource {
     static func prepare(auditPath: String?) throws(Failure) -> RunSummarySource {
         guard let auditPath else {
             let directory = try PrivateDirectory.make(for: "the summary's records")
-            let path = try AuditFile.prepare(directory + "/audit.jsonl")  // so that no record still reads as a file
+            let path: String
+            do {
+                path = try AuditFile.prepare(directory + "/audit.jsonl")  // so that no record still reads as a file
+            } catch {
+                rmdir(directory)
+                throw error
+            }
             return RunSummarySource(path: path, offset: 0, privateDirectory: directory)
         }
         var info = stat()
-        let size = stat(auditPath, &info) == 0 ? UInt64(info.st_size) : 0
-        return RunSummarySource(path: auditPath, offset: size, privateDirectory: nil)
+        guard stat(auditPath, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+            throw Failure("--summary reads the run's records back from the audit file, so it must be a regular file: \(auditPath)")
+        }
+        return RunSummarySource(path: auditPath, offset: UInt64(info.st_size), privateDirectory: nil)
     }
 
     /// The summary's lines, counting only records of `program`: another run appending to the

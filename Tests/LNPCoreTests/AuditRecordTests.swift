@@ -152,6 +152,13 @@ struct AuditRecordTests {
         }
     }
 
+    /// The buffers a record is made in hold what their budgets allow, syslog header included:
+    /// the static ones, and the 1,536 bytes `Gate.recordOnStack` takes on the stack.
+    @Test func recordBuffersHoldTheirBudgets() {
+        #expect(RecordBuffers.Regions.size(for: .standard) <= RecordBuffers.size)
+        #expect(RecordBuffers.Regions.size(for: .small) <= 1536)
+    }
+
     @Test func notLocalRecord() throws {
         var parts = RecordParts()
         parts.verdict = .notLocal(.viaGateway(prefix: v4(0, 0, 0, 0), length: 0, interface: interfaceName("eth0")))

@@ -52,3 +52,11 @@ def test_an_unobserved_program_is_named(lan, fixtures):
     lines = summary_lines(result)
     assert lines[0] == "lnp: no local-network operations"
     assert "itself was not observed (static binary" in lines[1]
+
+
+def test_the_audit_file_must_be_a_regular_file_to_be_read_back(lan, workdir):
+    marker = workdir / "ran-with-fifo-summary"
+    result = lan.lnp_run(["--allow", "--audit", "/dev/null", "--summary"], ["touch", marker])
+    assert result.returncode == 125
+    assert "must be a regular file: /dev/null" in result.stderr
+    assert not marker.exists()

@@ -8,6 +8,8 @@ never sees the test's records.
 import json
 import re
 import socket
+import subprocess
+import time
 
 import pytest
 
@@ -97,3 +99,29 @@ def test_no_logger_listening_stops_lnp_run_before_the_program_runs(lan, fixtures
     assert "no system logger listens on /dev/log" in result.stderr
     assert not marker.exists()
     dead.unlink()
+
+
+def test_a_stalled_logger_never_holds_the_program(lan, fixtures, workdir):
+    """A logger that reads nothing, with a queue of 2 (the limit belongs to the receiving
+    socket's namespace): the program still makes all its calls, each record waiting at most
+    100 ms before it is dropped."""
+    path = workdir / "stalled.sock"
+    assert lan.client(["sysctl", "-qw", "net.unix.max_dgram_qlen=2"]).returncode == 0
+    holder = subprocess.Popen(
+        ["ip", "netns", "exec", lan.client_ns, "python3", "-c",
+         "import socket, sys, time\n"
+         f"s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM); s.bind({str(path)!r})\n"
+         "print('bound', flush=True); time.sleep(60)"],
+        stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "bound"
+        started = time.monotonic()
+        result = with_dev_log(lan, path, [lan.build.lnp_run, "--deny", "--audit", "syslog", "--",
+                                          fixtures.probe, "many", "1", "1", "10", "10.77.0.2", "8080"])
+        elapsed = time.monotonic() - started
+        assert json_lines(result.stdout) == [{"call": "many", "result": 0, "errno": None}], result.stderr
+        assert elapsed < 10, f"the run took {elapsed:.1f} s"
+    finally:
+        holder.kill()
+        holder.wait()
+        path.unlink()
