@@ -46,14 +46,7 @@ final class AskServer {
             throw Failure("the prompt's socket path \(path) is too long; set XDG_RUNTIME_DIR to a shorter directory")
         }
         let fd = socket(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for (index, byte) in path.utf8.enumerated() { raw[index] = byte }
-        }
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
+        let bound = UnixSocketAddress.with(path) { bind(fd, $0, $1) }
         guard fd >= 0, bound == 0, listen(fd, 128) == 0 else {
             let failure = errno
             if fd >= 0 { close(fd) }

@@ -102,14 +102,7 @@ enum SystemLogger {
         let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw Failure("cannot make a socket for the system logger: \(ErrnoName.description(of: errno))") }
         defer { close(fd) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for (index, byte) in path.utf8.enumerated() { raw[index] = byte }
-        }
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
+        let connected = UnixSocketAddress.with(path) { connect(fd, $0, $1) }
         guard connected == 0 else {
             throw Failure("--audit syslog: no system logger listens on \(path): \(ErrnoName.description(of: errno))")
         }
