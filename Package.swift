@@ -5,9 +5,12 @@ import PackageDescription
 // Sources/LNPCore): once in Embedded Swift for the preload, which must depend on libc alone,
 // and once as an ordinary module for the tests and the command-line tools, because an
 // ordinary module cannot import an Embedded one. See docs/design.md.
+// Optimised in every configuration: unoptimised Embedded Swift allocates arrays the optimiser
+// removes, which drags in the runtime's array metadata (and, with it, a Swift symbol in
+// liblnp.so's dynamic table) and puts the allocator on the hooks' path.
 let embeddedCore: [SwiftSetting] = [
     .enableExperimentalFeature("Embedded"),
-    .unsafeFlags(["-wmo", "-enforce-exclusivity=unchecked", "-Xfrontend", "-disable-stack-protector"]),
+    .unsafeFlags(["-O", "-wmo", "-enforce-exclusivity=unchecked", "-Xfrontend", "-disable-stack-protector"]),
 ]
 
 // The preload's C: no stack protector, so that liblnp.so needs no glibc symbol version

@@ -4,7 +4,9 @@ initialisation reachable from the hooks. These guard the design notes' measured 
 import re
 import subprocess
 
-from conftest import run
+import pytest
+
+from conftest import ROOT, run
 
 EXPORTS = {
     "connect", "sendto", "sendmsg", "sendmmsg", "bind", "setsockopt",
@@ -13,27 +15,43 @@ EXPORTS = {
 }
 
 
-def test_needs_libc_alone(build):
-    needed = re.findall(r"\(NEEDED\).*\[(.*)\]", run(["readelf", "-d", build.liblnp]).stdout)
+@pytest.fixture(scope="module", params=["release", "debug"])
+def liblnp(request, build):
+    """The release build under test, and a debug build made here: the preload must be the
+    same lean library whichever configuration a developer builds."""
+    if request.param == "release":
+        return build.liblnp
+    result = run(["swift", "build", "--package-path", ROOT, "--product", "lnp"], timeout=1200)
+    assert result.returncode == 0, result.stderr
+    return ROOT / ".build" / "debug" / "liblnp.so"
+
+
+def test_needs_libc_alone(liblnp):
+    needed = re.findall(r"\(NEEDED\).*\[(.*)\]", run(["readelf", "-d", liblnp]).stdout)
     assert needed == ["libc.so.6"]
 
 
-def test_exports_only_the_hooks_and_the_api(build):
-    symbols = run(["nm", "-D", "--defined-only", build.liblnp]).stdout.split()
+def test_exports_only_the_hooks_and_the_api(liblnp):
+    symbols = run(["nm", "-D", "--defined-only", liblnp]).stdout.split()
     assert set(symbols[2::3]) == EXPORTS
+    # Nothing else in the dynamic table at all, not even a local Swift symbol.
+    table = run(["readelf", "--dyn-syms", "-W", liblnp]).stdout.splitlines()
+    defined = {line.split()[-1].split("@")[0] for line in table
+               if re.match(r"\s*\d+:", line) and " UND " not in line and len(line.split()) >= 8}
+    assert defined == EXPORTS
 
 
-def test_imports_only_glibcs_base_symbol_version(build):
+def test_imports_only_glibcs_base_symbol_version(liblnp):
     """Each further version node costs every wrapped process at start (docs/benchmarks.md)."""
-    versions = set(re.findall(r"@(GLIBC_[0-9.]+)", run(["nm", "-D", "--undefined-only", build.liblnp]).stdout))
+    versions = set(re.findall(r"@(GLIBC_[0-9.]+)", run(["nm", "-D", "--undefined-only", liblnp]).stdout))
     assert versions and versions <= {"GLIBC_2.2.5", "GLIBC_2.17"}  # the base version on x86_64 / aarch64
 
 
-def test_nothing_calls_the_allocator_or_lazy_initialisation(build):
+def test_nothing_calls_the_allocator_or_lazy_initialisation(liblnp):
     """Embedded Swift brings swift_allocObject, swift_slowAlloc and swift_once; the hooks must
     never reach them (no allocation or lock on the path). Only their own definitions may
     refer to the allocator."""
-    listing = subprocess.run(["objdump", "-d", "--no-show-raw-insn", str(build.liblnp)], capture_output=True,
+    listing = subprocess.run(["objdump", "-d", "--no-show-raw-insn", str(liblnp)], capture_output=True,
                              text=True, check=True).stdout
     allocating = {"swift_allocObject", "swift_slowAlloc", "swift_coroFrameAlloc", "swift_once", "malloc", "calloc",
                   "realloc", "posix_memalign", "free"}
