@@ -17,6 +17,18 @@ public struct Observability: Equatable {
         case otherArchitecture(program: String, preload: String)
         case interpreter(String, Obstacle)
 
+        /// This obstacle, if it stops a program started with these ids; nil if it does not.
+        func stopping(effectiveUID: UInt32, effectiveGID: UInt32) -> Obstacle? {
+            switch self {
+            case .setuid(let owner): return owner == effectiveUID ? nil : self
+            case .setgid(let group): return group == effectiveGID ? nil : self
+            case .fileCapabilities: return effectiveUID == 0 ? nil : self
+            case .interpreter(let path, let obstacle):
+                return obstacle.stopping(effectiveUID: effectiveUID, effectiveGID: effectiveGID).map { .interpreter(path, $0) }
+            case .staticBinary, .goProgram, .otherArchitecture: return self
+            }
+        }
+
         public var description: String {
             switch self {
             case .staticBinary: return "static binary (the loader that applies LD_PRELOAD never runs)"
@@ -37,41 +49,18 @@ public struct Observability: Equatable {
     /// The reasons, as one line.
     public var summary: String { obstacles.map(\.description).joined(separator: "; ") }
 
-    /// Examines `path` (absolute). `effectiveUID`/`effectiveGID` are those the program
-    /// would start with: a setuid bit changes nothing when the owner is already the user.
+    /// Examines `path` (absolute) as `lnp inspect` does, then keeps what stops this user:
+    /// `effectiveUID`/`effectiveGID` are those the program would start with, so a setuid bit
+    /// changes nothing when the owner is already the user, nor capabilities for root.
     /// `preload` is liblnp.so's ELF file: a program built for another architecture (a 32-bit
     /// one, say) cannot load it.
     public static func examine(
-        _ path: String, preload: ELFFile? = nil, effectiveUID: UInt32 = geteuid(), effectiveGID: UInt32 = getegid(),
-        depth: Int = 0
+        _ path: String, preload: ELFFile? = nil, effectiveUID: UInt32 = geteuid(), effectiveGID: UInt32 = getegid()
     ) -> Observability {
-        var obstacles: [Obstacle] = []
-        var info = stat()
-        guard stat(path, &info) == 0 else { return Observability(obstacles: []) }
-        let script = ScriptHeader.interpreter(of: path)
-        // Linux ignores set-id bits and capabilities on a script: only its interpreter's count.
-        if script == nil {
-            if info.st_mode & S_ISUID != 0 && info.st_uid != effectiveUID { obstacles.append(.setuid(owner: info.st_uid)) }
-            if info.st_mode & S_ISGID != 0 && info.st_gid != effectiveGID { obstacles.append(.setgid(group: info.st_gid)) }
-            if effectiveUID != 0 && hasFileCapabilities(path) { obstacles.append(.fileCapabilities) }
-        }
-
-        if let interpreter = script {
-            if depth < 2, let program = interpreter.program {
-                for obstacle in examine(
-                    program, preload: preload, effectiveUID: effectiveUID, effectiveGID: effectiveGID, depth: depth + 1
-                ).obstacles {
-                    obstacles.append(.interpreter(program, obstacle))
-                }
-            }
-        } else if let elf = try? ELFFile.read(path: path) {
-            if elf.isStatic { obstacles.append(.staticBinary) }
-            if elf.isGo { obstacles.append(.goProgram) }
-            if let preload, !elf.isStatic, elf.architecture != preload.architecture {
-                obstacles.append(.otherArchitecture(program: elf.architecture, preload: preload.architecture))
-            }
-        }
-        return Observability(obstacles: obstacles)
+        let inspection = ProgramInspection.inspect(path: path, preload: preload, imports: false)
+        return Observability(obstacles: inspection.obstacles.compactMap {
+            $0.stopping(effectiveUID: effectiveUID, effectiveGID: effectiveGID)
+        })
     }
 
     /// Whether the file carries capabilities (security.capability), read with libcap.

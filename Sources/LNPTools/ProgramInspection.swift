@@ -72,11 +72,12 @@ public struct ProgramInspection: Equatable {
 
     /// Inspects the file at `path` (symbolic links followed). `preload` is liblnp.so's ELF
     /// file: a program of another architecture cannot load it.
-    public static func inspect(path: String, preload: ELFFile? = nil) -> ProgramInspection {
-        inspect(path: path, preload: preload, depth: 0)
+    /// `imports: false` skips the dynamic symbols, for a caller that needs only the verdict.
+    public static func inspect(path: String, preload: ELFFile? = nil, imports: Bool = true) -> ProgramInspection {
+        inspect(path: path, preload: preload, imports: imports, depth: 0)
     }
 
-    static func inspect(path: String, preload: ELFFile?, depth: Int) -> ProgramInspection {
+    static func inspect(path: String, preload: ELFFile?, imports: Bool, depth: Int) -> ProgramInspection {
         var result = ProgramInspection(path: path, kind: .error)
         var info = stat()
         guard stat(path, &info) == 0 else {
@@ -98,19 +99,19 @@ public struct ProgramInspection: Equatable {
         case .failure(let errno):
             result.error = "cannot read it: \(errno)"
         case .success(let head) where head.starts(with: [0x7f, 0x45, 0x4c, 0x46]):
-            result.describeELF(preload: preload)
+            result.describeELF(preload: preload, imports: imports)
         case .success(let head) where head.starts(with: [0x23, 0x21]):  // "#!"
-            result.describeScript(preload: preload, depth: depth)
+            result.describeScript(preload: preload, imports: imports, depth: depth)
         case .success:
             result.kind = .other
         }
         return result
     }
 
-    mutating func describeELF(preload: ELFFile?) {
+    mutating func describeELF(preload: ELFFile?, imports readImports: Bool) {
         let elf: ELFFile
         do {
-            elf = try ELFFile.read(path: path, imports: true)
+            elf = try ELFFile.read(path: path, imports: readImports)
         } catch {
             self.error = error.description
             return
@@ -151,7 +152,7 @@ public struct ProgramInspection: Equatable {
         }
     }
 
-    mutating func describeScript(preload: ELFFile?, depth: Int) {
+    mutating func describeScript(preload: ELFFile?, imports: Bool, depth: Int) {
         kind = .script
         // Linux runs a script with the interpreter's identity: set-id bits and capabilities
         // on the script file itself are ignored.
@@ -173,7 +174,7 @@ public struct ProgramInspection: Equatable {
             warnings.append("its interpreter \(program) is one script too many to follow")
             return
         }
-        let runner = Self.inspect(path: program, preload: preload, depth: depth + 1)
+        let runner = Self.inspect(path: program, preload: preload, imports: imports, depth: depth + 1)
         switch runner.kind {
         case .error:
             warnings.append("its interpreter \(program) cannot be inspected: \(runner.error ?? "unknown error")")
