@@ -12,6 +12,6 @@ int bind(int fd, const struct sockaddr *address, socklen_t length) {
         errno = denied;
         return -1;
     }
-    bind_fn next = (bind_fn)lnp_next(LNP_NEXT_BIND);
+    bind_fn next = (bind_fn)lnp_next(LNP_NEXT_bind);
     return next ? next(fd, address, length) : lnp_missing();
 }

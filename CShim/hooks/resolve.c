@@ -15,7 +15,7 @@ typedef int (*gethostbyname2_r_fn)(const char *, int, struct hostent *, char *, 
 
 int getaddrinfo(const char *node, const char *service, const struct addrinfo *hints, struct addrinfo **results) {
     if (lnp_gate_resolve(node)) return EAI_NONAME;
-    getaddrinfo_fn next = (getaddrinfo_fn)lnp_next(LNP_NEXT_GETADDRINFO);
+    getaddrinfo_fn next = (getaddrinfo_fn)lnp_next(LNP_NEXT_getaddrinfo);
     if (!next) {
         lnp_missing();  // errno ENOSYS, which EAI_SYSTEM refers to
         return EAI_SYSTEM;
@@ -30,7 +30,7 @@ struct hostent *gethostbyname(const char *name) {
         h_errno = HOST_NOT_FOUND;
         return NULL;
     }
-    gethostbyname_fn next = (gethostbyname_fn)lnp_next(LNP_NEXT_GETHOSTBYNAME);
+    gethostbyname_fn next = (gethostbyname_fn)lnp_next(LNP_NEXT_gethostbyname);
     struct hostent *host = next ? next(name) : NULL;
     if (host) lnp_note_hostent(name, host);
     return host;
@@ -41,7 +41,7 @@ struct hostent *gethostbyname2(const char *name, int family) {
         h_errno = HOST_NOT_FOUND;
         return NULL;
     }
-    gethostbyname2_fn next = (gethostbyname2_fn)lnp_next(LNP_NEXT_GETHOSTBYNAME2);
+    gethostbyname2_fn next = (gethostbyname2_fn)lnp_next(LNP_NEXT_gethostbyname2);
     struct hostent *host = next ? next(name, family) : NULL;
     if (host) lnp_note_hostent(name, host);
     return host;
@@ -54,7 +54,7 @@ int gethostbyname_r(const char *name, struct hostent *storage, char *buffer, siz
         *error = HOST_NOT_FOUND;
         return 0;
     }
-    gethostbyname_r_fn next = (gethostbyname_r_fn)lnp_next(LNP_NEXT_GETHOSTBYNAME_R);
+    gethostbyname_r_fn next = (gethostbyname_r_fn)lnp_next(LNP_NEXT_gethostbyname_r);
     if (!next) return ENOSYS;
     int status = next(name, storage, buffer, length, result, error);
     if (status == 0 && *result) lnp_note_hostent(name, *result);
@@ -68,7 +68,7 @@ int gethostbyname2_r(const char *name, int family, struct hostent *storage, char
         *error = HOST_NOT_FOUND;
         return 0;
     }
-    gethostbyname2_r_fn next = (gethostbyname2_r_fn)lnp_next(LNP_NEXT_GETHOSTBYNAME2_R);
+    gethostbyname2_r_fn next = (gethostbyname2_r_fn)lnp_next(LNP_NEXT_gethostbyname2_r);
     if (!next) return ENOSYS;
     int status = next(name, family, storage, buffer, length, result, error);
     if (status == 0 && *result) lnp_note_hostent(name, *result);

@@ -20,6 +20,6 @@ int sendmmsg(int fd, void *messages, unsigned int count, int flags) {
         errno = -allowed;
         return -1;
     }
-    sendmmsg_fn next = (sendmmsg_fn)lnp_next(LNP_NEXT_SENDMMSG);
+    sendmmsg_fn next = (sendmmsg_fn)lnp_next(LNP_NEXT_sendmmsg);
     return next ? next(fd, messages, (unsigned int)allowed, flags) : lnp_missing();
 }

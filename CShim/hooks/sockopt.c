@@ -12,6 +12,6 @@ int setsockopt(int fd, int level, int name, const void *value, socklen_t length)
         errno = denied;
         return -1;
     }
-    setsockopt_fn next = (setsockopt_fn)lnp_next(LNP_NEXT_SETSOCKOPT);
+    setsockopt_fn next = (setsockopt_fn)lnp_next(LNP_NEXT_setsockopt);
     return next ? next(fd, level, name, value, length) : lnp_missing();
 }

@@ -9,7 +9,7 @@
 typedef long (*syscall_fn)(long, ...);
 
 static long pass(long number, long a, long b, long c, long d, long e, long f) {
-    syscall_fn next = (syscall_fn)lnp_next(LNP_NEXT_SYSCALL);
+    syscall_fn next = (syscall_fn)lnp_next(LNP_NEXT_syscall);
     return next ? next(number, a, b, c, d, e, f) : lnp_missing();
 }
 

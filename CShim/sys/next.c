@@ -10,18 +10,11 @@ __asm__(".symver dlsym, dlsym@GLIBC_2.2.5");
 #endif
 
 static const char *const names[LNP_NEXT_COUNT] = {
-    [LNP_NEXT_CONNECT] = "connect",
-    [LNP_NEXT_SENDTO] = "sendto",
-    [LNP_NEXT_SENDMSG] = "sendmsg",
-    [LNP_NEXT_SENDMMSG] = "sendmmsg",
-    [LNP_NEXT_BIND] = "bind",
-    [LNP_NEXT_SETSOCKOPT] = "setsockopt",
-    [LNP_NEXT_GETADDRINFO] = "getaddrinfo",
-    [LNP_NEXT_GETHOSTBYNAME] = "gethostbyname",
-    [LNP_NEXT_GETHOSTBYNAME2] = "gethostbyname2",
-    [LNP_NEXT_GETHOSTBYNAME_R] = "gethostbyname_r",
-    [LNP_NEXT_GETHOSTBYNAME2_R] = "gethostbyname2_r",
-    [LNP_NEXT_SYSCALL] = "syscall",
+#define LNP_HOOK(name, system_call) [LNP_NEXT_##name] = #name,
+#define LNP_ALIAS(name, target)
+#include "lnp_hooks.def"
+#undef LNP_HOOK
+#undef LNP_ALIAS
 };
 
 void *lnp_next_found[LNP_NEXT_COUNT];
@@ -45,17 +38,17 @@ long lnp_fail(int error) {
 }
 
 long lnp_call_connect_first(int fd, const void *address, uint32_t length) {
-    lnp_connect_fn next = (lnp_connect_fn)lnp_next(LNP_NEXT_CONNECT);
+    lnp_connect_fn next = (lnp_connect_fn)lnp_next(LNP_NEXT_connect);
     return next ? next(fd, address, length) : lnp_missing();
 }
 
 long lnp_call_sendto_first(int fd, const void *buffer, size_t length, int flags, const void *address,
                            uint32_t address_length) {
-    lnp_sendto_fn next = (lnp_sendto_fn)lnp_next(LNP_NEXT_SENDTO);
+    lnp_sendto_fn next = (lnp_sendto_fn)lnp_next(LNP_NEXT_sendto);
     return next ? next(fd, buffer, length, flags, address, address_length) : lnp_missing();
 }
 
 long lnp_call_sendmsg_first(int fd, const void *message, int flags) {
-    lnp_sendmsg_fn next = (lnp_sendmsg_fn)lnp_next(LNP_NEXT_SENDMSG);
+    lnp_sendmsg_fn next = (lnp_sendmsg_fn)lnp_next(LNP_NEXT_sendmsg);
     return next ? next(fd, message, flags) : lnp_missing();
 }

@@ -5,19 +5,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+// LNP_NEXT_connect, LNP_NEXT_sendto, …: one per hook of lnp_hooks.def.
 enum lnp_next_symbol {
-    LNP_NEXT_CONNECT,
-    LNP_NEXT_SENDTO,
-    LNP_NEXT_SENDMSG,
-    LNP_NEXT_SENDMMSG,
-    LNP_NEXT_BIND,
-    LNP_NEXT_SETSOCKOPT,
-    LNP_NEXT_GETADDRINFO,
-    LNP_NEXT_GETHOSTBYNAME,
-    LNP_NEXT_GETHOSTBYNAME2,
-    LNP_NEXT_GETHOSTBYNAME_R,
-    LNP_NEXT_GETHOSTBYNAME2_R,
-    LNP_NEXT_SYSCALL,
+#define LNP_HOOK(name, system_call) LNP_NEXT_##name,
+#define LNP_ALIAS(name, target)
+#include "../lnp_hooks.def"
+#undef LNP_HOOK
+#undef LNP_ALIAS
     LNP_NEXT_COUNT
 };
 
@@ -61,20 +55,20 @@ static inline void *lnp_next_known(enum lnp_next_symbol symbol) {
 }
 
 static inline long lnp_call_connect(int fd, const void *address, uint32_t length) {
-    lnp_connect_fn next = (lnp_connect_fn)lnp_next_known(LNP_NEXT_CONNECT);
+    lnp_connect_fn next = (lnp_connect_fn)lnp_next_known(LNP_NEXT_connect);
     if (__builtin_expect(next != 0, 1)) return next(fd, address, length);
     return lnp_call_connect_first(fd, address, length);
 }
 
 static inline long lnp_call_sendto(int fd, const void *buffer, size_t length, int flags, const void *address,
                                    uint32_t address_length) {
-    lnp_sendto_fn next = (lnp_sendto_fn)lnp_next_known(LNP_NEXT_SENDTO);
+    lnp_sendto_fn next = (lnp_sendto_fn)lnp_next_known(LNP_NEXT_sendto);
     if (__builtin_expect(next != 0, 1)) return next(fd, buffer, length, flags, address, address_length);
     return lnp_call_sendto_first(fd, buffer, length, flags, address, address_length);
 }
 
 static inline long lnp_call_sendmsg(int fd, const void *message, int flags) {
-    lnp_sendmsg_fn next = (lnp_sendmsg_fn)lnp_next_known(LNP_NEXT_SENDMSG);
+    lnp_sendmsg_fn next = (lnp_sendmsg_fn)lnp_next_known(LNP_NEXT_sendmsg);
     if (__builtin_expect(next != 0, 1)) return next(fd, message, flags);
     return lnp_call_sendmsg_first(fd, message, flags);
 }
