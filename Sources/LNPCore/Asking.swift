@@ -125,11 +125,12 @@ struct AskRequest {
             appendLine(name, budget: 300, to: &w)
         } else if let endpoint {
             w.append(UInt8(ascii: " "))
-            let bracketed = endpoint.address.family == .v6 && endpoint.port != 0
+            let showsPort = endpoint.port != 0 && operation.hasPort(on: transport)
+            let bracketed = endpoint.address.family == .v6 && showsPort
             if bracketed { w.append(UInt8(ascii: "[")) }
             endpoint.address.write(to: &w)
             if bracketed { w.append(UInt8(ascii: "]")) }
-            if endpoint.port != 0 {
+            if showsPort {
                 w.append(UInt8(ascii: ":"))
                 w.appendDecimal(UInt64(endpoint.port))
             }

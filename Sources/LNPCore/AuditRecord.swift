@@ -13,6 +13,13 @@ public enum Operation: UInt8, BitwiseCopyable {
         case .resolve: writer.append("resolve")
         }
     }
+
+    /// Whether a destination's port means anything for this operation on this transport: not
+    /// for a group joined, nor on raw and ICMP sockets, whose `sockaddr` port the kernel
+    /// ignores (or reads as the protocol).
+    func hasPort(on transport: Transport?) -> Bool {
+        self != .join && self != .resolve && transport != .raw && transport != .icmp
+    }
 }
 
 /// A socket's transport, from SO_TYPE and SO_PROTOCOL.
@@ -105,7 +112,7 @@ public struct AuditRecord {
             w.append(UInt8(ascii: "\""))
             endpoint.address.write(to: &w)
             w.append("\",\"port\":")
-            w.appendDecimal(UInt64(endpoint.port))
+            if operation.hasPort(on: transport) { w.appendDecimal(UInt64(endpoint.port)) } else { w.append("null") }
         } else {
             w.append("null,\"port\":null")
         }

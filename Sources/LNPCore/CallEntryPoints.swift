@@ -119,7 +119,9 @@ enum Decisions {
     static func connectLocal(_ fd: Int32, _ endpoint: SocketEndpoint) -> Int32 {
         let verdict = LiveClassifier.live.classify(endpoint)
         guard case .local(let reason) = verdict else { return NetworkActivity.connect(fd, endpoint, verdict: verdict) }
-        guard let socket = SocketKind.of(fd), socket.accepts(endpoint.sockaddrFamily) else { return 0 }
+        guard let socket = SocketKind.of(fd), socket.accepts(endpoint.sockaddrFamily),
+            !SocketPeer.isAlready(fd, socket, connectedTo: endpoint)
+        else { return 0 }
         return Gate.decide(.connect, fd: fd, transport: socket.transport, endpoint: endpoint, reason: reason)
     }
 

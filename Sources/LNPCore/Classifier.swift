@@ -94,13 +94,14 @@ public struct Classifier<Routes: RouteSource, Exemptions: ExemptionSource> {
 
 /// Names: `.local` (RFC 6762) is the multicast DNS domain, and resolving in it is local.
 public enum LocalName {
-    /// Whether `name` ends in `.local` or `.local.`, in any case (or is `local` itself).
+    /// Whether `name` ends in `.local` or `.local.`, in any case. The bare name `local` is
+    /// not in the domain: glibc sends it to DNS like any single-label name.
     public static func isLocal(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
         var end = name.count
         if end > 0 && name[end - 1] == UInt8(ascii: ".") { end -= 1 }
-        guard end >= 5 else { return false }
-        let suffix: StaticString = "local"
-        for i in 0..<5 where name[end - 5 + i] | 0x20 != suffix.utf8Start[i] { return false }
-        return end == 5 || name[end - 6] == UInt8(ascii: ".")
+        guard end >= 6 else { return false }
+        let suffix: StaticString = ".local"
+        for i in 0..<6 where Bytes.lower(name[end - 6 + i]) != suffix.utf8Start[i] { return false }
+        return true
     }
 }

@@ -36,7 +36,13 @@ public struct KernelRoutes: RouteSource {
     public func route(to address: IPAddress) -> RouteFacts? {
         let stamp = Clock.stamp()
         let record = RouteCache.record(for: address)
-        if let facts = RouteCache.read(record, address: address, stamp: stamp) { return facts }
+        // The hot path learns a gateway's route without its interface (`learn`); a reason
+        // names it, in the words `lnp check` uses, so such an entry is asked again here.
+        if let facts = RouteCache.read(record, address: address, stamp: stamp),
+            facts.interface != nil || facts.answer.outputInterface == 0
+        {
+            return facts
+        }
         guard let facts = KernelRoutes.ask(address) else { return nil }
         RouteCache.write(record, address: address, stamp: stamp, facts: facts)
         return facts

@@ -57,8 +57,18 @@ private func contains(_ addresses: InlineArray<8, IPAddress>, _ count: Int, _ ad
 
 enum NameNotes {
     static func remember(_ name: UnsafeBufferPointer<UInt8>, addresses: InlineArray<8, IPAddress>, count: Int) {
-        guard count > 0, IPAddress.parse(name) == nil else { return }  // a literal names nothing
+        guard count > 0, !isLiteral(name) else { return }  // a literal names nothing
         for i in 0..<count { ResolvedNames.remember(name, for: addresses[i]) }
         ProxyAddresses.learn(name: name, addresses: addresses, count: count)
+    }
+
+    /// An address written out, with or without an IPv6 scope (`fe80::1%eth0`, `fe80::1%2`).
+    static func isLiteral(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
+        var end = name.count
+        for i in 0..<name.count where name[i] == UInt8(ascii: "%") {
+            end = i
+            break
+        }
+        return IPAddress.parse(UnsafeBufferPointer(rebasing: name[0..<end])) != nil
     }
 }

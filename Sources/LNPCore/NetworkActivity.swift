@@ -17,7 +17,8 @@ enum NetworkActivity {
         let verdict = verdict ?? LiveClassifier.live.classify(endpoint)
         // Local after all (its route changed a moment ago): gated like any local operation.
         if verdict.isLocal { return Decisions.connectLocal(fd, endpoint) }
-        guard let reason = notLocalReason(verdict), let socket = SocketKind.of(fd), socket.accepts(endpoint.sockaddrFamily)
+        guard let reason = notLocalReason(verdict), let socket = SocketKind.of(fd), socket.accepts(endpoint.sockaddrFamily),
+            !SocketPeer.isAlready(fd, socket, connectedTo: endpoint)
         else { return 0 }
         Gate.recordActivity(.connect, fd: fd, transport: socket.transport, endpoint: endpoint, reason: reason, settings: settings)
         return 0

@@ -65,6 +65,18 @@ enum Sys {
              buffer.count)
     }
 
+    /// A socket option of any size, read into `buffer`; its length.
+    static func socketOption(_ fd: Int32, level: Int32, _ name: Int32, into buffer: UnsafeMutableRawBufferPointer)
+        -> Result<Int, Errno>
+    {
+        var length = UInt32(buffer.count)
+        let result = withUnsafeMutablePointer(to: &length) { lengthPointer in
+            call(Int(LNP_SYS_GETSOCKOPT), Int(fd), Int(level), Int(name), Int(bitPattern: buffer.baseAddress),
+                 Int(bitPattern: lengthPointer))
+        }
+        return result.map { _ in Int(length) }
+    }
+
     /// SOL_SOCKET integer options (SO_TYPE, SO_PROTOCOL).
     static func socketOption(_ fd: Int32, _ name: Int32) -> Result<Int32, Errno> {
         var value: Int32 = 0

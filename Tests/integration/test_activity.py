@@ -31,7 +31,7 @@ def test_a_connect_off_the_local_network_is_recorded_as_not_local(lan, fixtures,
     assert record["host"] == "public.example"
     assert record["local"] is False
     assert (record["decision"], record["because"]) == ("allow", "not-local")
-    assert record["reason"] == "through a gateway (route 0.0.0.0/0)"
+    assert record["reason"] == "through a gateway (route 0.0.0.0/0 on c0)"
     assert record["attribution"] == "app"
 
 
