@@ -1,17 +1,18 @@
 // bind(2) to a multicast or broadcast address: how a socket receives that traffic.
 #include <errno.h>
 #include <sys/socket.h>
+#include "lnp_copy.h"
 #include "lnp_core.h"
 #include "lnp_next.h"
 
-typedef int (*bind_fn)(int, const struct sockaddr *, socklen_t);
-
 int bind(int fd, const struct sockaddr *address, socklen_t length) {
-    int denied = lnp_gate_bind(fd, address, length);
+    struct lnp_sockaddr_copy copy;
+    void *decided = lnp_copy_sockaddr(&copy, address, length);
+    int denied = lnp_gate_bind(fd, decided, length);
     if (denied) {
         errno = denied;
         return -1;
     }
-    bind_fn next = (bind_fn)lnp_next(LNP_NEXT_bind);
-    return next ? next(fd, address, length) : lnp_missing();
+    lnp_bind_fn next = (lnp_bind_fn)lnp_next(LNP_NEXT_bind);
+    return next ? (int)next(fd, decided, length) : lnp_missing();
 }

@@ -1,7 +1,12 @@
 // connect(2): outgoing TCP connections and UDP associations.
 #include <sys/socket.h>
+#include "lnp_copy.h"
 #include "lnp_core.h"
+#include "lnp_next.h"
 
 int connect(int fd, const struct sockaddr *address, socklen_t length) {
-    return (int)lnp_connect(fd, address, length);
+    struct lnp_sockaddr_copy copy;
+    void *copied = lnp_copy_sockaddr_or_null(&copy, address, length);
+    if (!copied) return (int)lnp_call_connect(fd, address, length);  // the kernel refuses it unread
+    return (int)lnp_connect(fd, copied, length);
 }

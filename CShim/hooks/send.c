@@ -1,25 +1,30 @@
 // sendto(2), sendmsg(2), sendmmsg(2): datagrams with a destination, and TCP Fast Open.
-// sendto and sendmsg are hot: the core takes them whole (Sources/LNPCore/EntryPoints.swift).
-#include <errno.h>
+// sendto and sendmsg are hot: the core takes them whole (Sources/LNPCore/CallEntryPoints.swift).
+#define _GNU_SOURCE  // struct mmsghdr
 #include <sys/socket.h>
+#include "lnp_batches.h"
+#include "lnp_copy.h"
 #include "lnp_core.h"
 #include "lnp_next.h"
 
-typedef int (*sendmmsg_fn)(int, void *, unsigned int, int);
-
 ssize_t sendto(int fd, const void *buffer, size_t length, int flags, const struct sockaddr *address,
                socklen_t address_length) {
-    return lnp_sendto(fd, buffer, length, flags, address, address_length);
+    struct lnp_sockaddr_copy copy;
+    void *copied = lnp_copy_sockaddr_or_null(&copy, address, address_length);
+    if (!copied) return lnp_call_sendto(fd, buffer, length, flags, address, address_length);  // no address, or one refused unread
+    return lnp_sendto(fd, buffer, length, flags, copied, address_length);
 }
 
-ssize_t sendmsg(int fd, const struct msghdr *message, int flags) { return lnp_sendmsg(fd, message, flags); }
+ssize_t sendmsg(int fd, const struct msghdr *message, int flags) {
+    struct lnp_message_copy copy;
+    return lnp_sendmsg(fd, lnp_copy_message(&copy, message), flags);
+}
 
-int sendmmsg(int fd, void *messages, unsigned int count, int flags) {
-    int allowed = lnp_gate_sendmmsg(fd, messages, count, flags);
-    if (allowed < 0) {
-        errno = -allowed;
-        return -1;
-    }
-    sendmmsg_fn next = (sendmmsg_fn)lnp_next(LNP_NEXT_sendmmsg);
-    return next ? next(fd, messages, (unsigned int)allowed, flags) : lnp_missing();
+static long next_sendmmsg(int fd, struct lnp_mmsghdr *messages, unsigned count, int flags) {
+    lnp_sendmmsg_fn next = (lnp_sendmmsg_fn)lnp_next(LNP_NEXT_sendmmsg);
+    return next ? next(fd, messages, count, flags) : lnp_missing();
+}
+
+int sendmmsg(int fd, struct mmsghdr *messages, unsigned int count, int flags) {
+    return (int)lnp_send_in_batches(fd, (struct lnp_mmsghdr *)messages, count, flags, next_sendmmsg);
 }

@@ -1,17 +1,21 @@
 // setsockopt(2): joining a multicast group.
 #include <errno.h>
 #include <sys/socket.h>
+#include "lnp_copy.h"
 #include "lnp_core.h"
 #include "lnp_next.h"
 
-typedef int (*setsockopt_fn)(int, int, int, const void *, socklen_t);
-
 int setsockopt(int fd, int level, int name, const void *value, socklen_t length) {
-    int denied = lnp_gate_setsockopt(fd, level, name, value, length);
+    struct lnp_option_copy copy;
+    uint32_t copied = lnp_copy_option(&copy, value, length);
+    uint32_t passed = length;
+    int denied = lnp_gate_setsockopt(fd, level, name, copy.bytes, copied, &passed);
     if (denied) {
         errno = denied;
         return -1;
     }
-    setsockopt_fn next = (setsockopt_fn)lnp_next(LNP_NEXT_setsockopt);
-    return next ? next(fd, level, name, value, length) : lnp_missing();
+    lnp_setsockopt_fn next = (lnp_setsockopt_fn)lnp_next(LNP_NEXT_setsockopt);
+    // The copy when it holds all the kernel will read; otherwise an option lnp does not read.
+    const void *handed = copied > 0 && passed <= copied ? copy.bytes : value;
+    return next ? (int)next(fd, level, name, handed, passed) : lnp_missing();
 }

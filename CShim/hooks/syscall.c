@@ -1,8 +1,11 @@
 // syscall(2): the socket calls a program makes through syscall() are gated like the
-// functions; every other number passes through with all six arguments, untouched.
+// functions, on lnp's copy of what they point to (lnp_copy.h); every other number passes
+// through with all six arguments, untouched.
 #include <errno.h>
 #include <stdarg.h>
 #include <sys/syscall.h>
+#include "lnp_batches.h"
+#include "lnp_copy.h"
 #include "lnp_core.h"
 #include "lnp_next.h"
 
@@ -18,6 +21,10 @@ static long refuse(int error) {
     return -1;
 }
 
+static long sendmmsg_by_syscall(int fd, struct lnp_mmsghdr *messages, unsigned count, int flags) {
+    return pass(SYS_sendmmsg, fd, (long)messages, count, flags, 0, 0);
+}
+
 long syscall(long number, ...) {
     va_list arguments;
     va_start(arguments, number);
@@ -25,29 +32,39 @@ long syscall(long number, ...) {
     long d = va_arg(arguments, long), e = va_arg(arguments, long), f = va_arg(arguments, long);
     va_end(arguments);
 
+    union {
+        struct lnp_sockaddr_copy address;
+        struct lnp_message_copy message;
+        struct lnp_option_copy option;
+    } copy;
     int denied = 0;
     switch (number) {
     case SYS_connect:
-        denied = lnp_gate_connect((int)a, (const void *)b, (uint32_t)c);
+        b = (long)lnp_copy_sockaddr(&copy.address, (const void *)b, (uint32_t)c);
+        denied = lnp_gate_connect((int)a, (void *)b, (uint32_t)c);
         break;
     case SYS_sendto:
-        denied = lnp_gate_sendto((int)a, (const void *)e, (uint32_t)f, (int)d);
+        e = (long)lnp_copy_sockaddr(&copy.address, (const void *)e, (uint32_t)f);
+        denied = lnp_gate_sendto((int)a, (void *)e, (uint32_t)f, (int)d);
         break;
     case SYS_sendmsg:
-        denied = lnp_gate_sendmsg((int)a, (const void *)b, (int)c);
+        b = (long)lnp_copy_message(&copy.message, (const struct msghdr *)b);
+        denied = lnp_gate_sendmsg((int)a, (void *)b, (int)c);
         break;
-    case SYS_sendmmsg: {
-        int allowed = lnp_gate_sendmmsg((int)a, (void *)b, (unsigned)c, (int)d);
-        if (allowed < 0) return refuse(-allowed);
-        c = allowed;
+    case SYS_sendmmsg:
+        return lnp_send_in_batches((int)a, (struct lnp_mmsghdr *)b, (unsigned)c, (int)d, sendmmsg_by_syscall);
+    case SYS_bind:
+        b = (long)lnp_copy_sockaddr(&copy.address, (const void *)b, (uint32_t)c);
+        denied = lnp_gate_bind((int)a, (void *)b, (uint32_t)c);
+        break;
+    case SYS_setsockopt: {
+        uint32_t copied = lnp_copy_option(&copy.option, (const void *)d, (uint32_t)e);
+        uint32_t passed = (uint32_t)e;
+        denied = lnp_gate_setsockopt((int)a, (int)b, (int)c, copy.option.bytes, copied, &passed);
+        if (copied > 0 && passed <= copied) d = (long)copy.option.bytes;
+        e = passed;
         break;
     }
-    case SYS_bind:
-        denied = lnp_gate_bind((int)a, (const void *)b, (uint32_t)c);
-        break;
-    case SYS_setsockopt:
-        denied = lnp_gate_setsockopt((int)a, (int)b, (int)c, (const void *)d, (uint32_t)e);
-        break;
     }
     if (denied) return refuse(denied);
     return pass(number, a, b, c, d, e, f);

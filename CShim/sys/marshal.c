@@ -26,13 +26,18 @@ void *lnp_sys_map_zeroed(size_t bytes) {
     return (void *)rc;
 }
 
-int64_t lnp_sys_half_seconds_by_syscall(void) {
+// The clocks are read with a system call, not the C library's vDSO function: a first call
+// through the library's lazily bound PLT would have the loader save every vector register
+// on the stack (about 2.7 KB with AVX-512) deep inside a hook, which may run in a signal
+// handler on a small alternate stack. The clock is read at most every sixteenth of a second
+// per process (see Clock.swift) and once per record.
+int64_t lnp_sys_half_seconds(void) {
     struct timespec now = {0, 0};
     lnp_syscall6(SYS_clock_gettime, CLOCK_REALTIME, (long)&now, 0, 0, 0, 0);
     return (int64_t)now.tv_sec * 2 + now.tv_nsec / 500000000;
 }
 
-void lnp_sys_realtime_by_syscall(int64_t *seconds, int32_t *microseconds) {
+void lnp_sys_realtime(int64_t *seconds, int32_t *microseconds) {
     struct timespec now = {0, 0};
     lnp_syscall6(SYS_clock_gettime, CLOCK_REALTIME, (long)&now, 0, 0, 0, 0);
     *seconds = now.tv_sec;

@@ -4,7 +4,7 @@ import LNPSys
 /// An entry written during one stamp is used until the stamp changes, so a route added or
 /// removed takes effect within half a second plus at most a sixteenth (see `cached`).
 ///
-/// Reading the clock is a call, and a call costs a hot path its registers; so the current
+/// Reading the clock is a system call, and a call costs a hot path its registers; so the current
 /// stamp is kept in a shared word with the CPU cycle counter's tick (CShim/sys) it was read
 /// at, and read again only when the tick has moved: most calls read no clock at all. Word:
 /// bit 63 "the tick may be read", bits 32–62 the tick, bits 0–31 the stamp.
@@ -29,8 +29,7 @@ enum Clock {
     @inline(never) static func read() -> UInt64 {
         let usable = tickMayBeRead()
         let tick = usable ? lnp_sys_tick() : 0
-        // Where the counter faults, so does the vDSO's clock: ask the kernel instead.
-        let halfSeconds = usable || !tickIsDisabled() ? lnp_sys_half_seconds() : lnp_sys_half_seconds_by_syscall()
+        let halfSeconds = lnp_sys_half_seconds()
         let stamp = UInt64(truncatingIfNeeded: halfSeconds) & 0xffff_ffff
         let word = usable ? tickUsable | (tick & 0x7fff_ffff) << 32 | stamp : stamp
         lnp_store_relaxed(lnp_storage_clock(), word)
@@ -41,11 +40,7 @@ enum Clock {
     static func now() -> Timestamp {
         var seconds: Int64 = 0
         var microseconds: Int32 = 0
-        if tickIsDisabled() {
-            lnp_sys_realtime_by_syscall(&seconds, &microseconds)
-        } else {
-            lnp_sys_realtime(&seconds, &microseconds)
-        }
+        lnp_sys_realtime(&seconds, &microseconds)
         return Timestamp(seconds: seconds, microseconds: microseconds)
     }
 

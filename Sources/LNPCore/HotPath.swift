@@ -10,8 +10,16 @@ import LNPSys
 enum HotPath {
     @inline(__always)
     static func certainlyNotLocal(_ address: UnsafeRawPointer?, _ length: UInt32) -> Bool {
+        // Nothing the kernel will read: it answers.
+        guard let address, ProgramMemory.isPlausible(address), length <= UInt32(LNP_SOCKADDR_CAPACITY) else { return true }
+        return certainlyNotLocal(copy: address, length)
+    }
+
+    /// The same for lnp's copy of an address, which is readable and at most 128 bytes long.
+    @inline(__always)
+    static func certainlyNotLocal(copy address: UnsafeRawPointer, _ length: UInt32) -> Bool {
         // Nothing the kernel will accept as an IPv4/IPv6 destination: it answers.
-        guard let address, ProgramMemory.isPlausible(address), length >= 16, length <= 128 else { return true }
+        guard length >= 16 else { return true }
         let family = address.loadUnaligned(as: UInt16.self)
         if family == UInt16(LNP_AF_INET) {
             return certainlyNotLocal(v4: UInt32(bigEndian: address.loadUnaligned(fromByteOffset: 4, as: UInt32.self)))

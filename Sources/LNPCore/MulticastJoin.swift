@@ -5,6 +5,19 @@ enum MulticastJoin {
     /// nil when the call joins nothing, or is too short to read (the kernel answers that).
     /// IPv6 groups are not unmapped: an IPv4-mapped group is no IPv6 multicast group, and
     /// the kernel refuses it (EINVAL) by itself.
+    /// Whether the option joins a group (whatever its value says).
+    static func isJoin(level: Int32, name: Int32) -> Bool {
+        switch (level, name) {
+        case (Int32(LNP_IPPROTO_IP), Int32(LNP_IP_ADD_MEMBERSHIP)), (Int32(LNP_IPPROTO_IP), Int32(LNP_IP_ADD_SOURCE_MEMBERSHIP)),
+            (Int32(LNP_IPPROTO_IPV6), Int32(LNP_IPV6_JOIN_GROUP)), (Int32(LNP_IPPROTO_IP), Int32(LNP_MCAST_JOIN_GROUP)),
+            (Int32(LNP_IPPROTO_IPV6), Int32(LNP_MCAST_JOIN_GROUP)), (Int32(LNP_IPPROTO_IP), Int32(LNP_MCAST_JOIN_SOURCE_GROUP)),
+            (Int32(LNP_IPPROTO_IPV6), Int32(LNP_MCAST_JOIN_SOURCE_GROUP)):
+            return true
+        default:
+            return false
+        }
+    }
+
     static func group(level: Int32, name: Int32, value: UnsafeRawPointer?, length: Int) -> SocketEndpoint? {
         guard let value, ProgramMemory.isPlausible(value) else { return nil }
         switch (level, name) {

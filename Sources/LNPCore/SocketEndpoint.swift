@@ -23,7 +23,7 @@ public struct SocketEndpoint: Equatable, BitwiseCopyable {
     /// `parseUnspecified`). The address comes back unmapped unless asked otherwise.
     @inline(__always)
     public static func parse(_ pointer: UnsafeRawPointer?, length: Int, unmapping: Bool = true) -> SocketEndpoint? {
-        guard let pointer, ProgramMemory.isPlausible(pointer), length >= 2, length <= 128 else { return nil }
+        guard let pointer, ProgramMemory.isPlausible(pointer), length >= 2, length <= Int(LNP_SOCKADDR_CAPACITY) else { return nil }
         let family = pointer.loadUnaligned(as: UInt16.self)
         if family == UInt16(LNP_AF_INET) {
             guard length >= 16 else { return nil }
@@ -69,15 +69,5 @@ public struct SocketEndpoint: Equatable, BitwiseCopyable {
 /// kernel unread. (A pointer into an unmapped page of the user range is read; telling those
 /// apart would take a system call, see README's limits.)
 enum ProgramMemory {
-    @inline(__always) static func isPlausible(_ pointer: UnsafeRawPointer) -> Bool {
-        let address = UInt(bitPattern: pointer)
-        // Not the zero page, and not above any user address space: x86-64 user addresses
-        // end below 2^56 even with 5-level paging, arm64's below 2^52 (its top byte may
-        // carry a tag, which the kernel ignores).
-        #if arch(arm64)
-        return address >= 4096 && address & 0x00f0_0000_0000_0000 == 0
-        #else
-        return address >= 4096 && address >> 56 == 0
-        #endif
-    }
+    @inline(__always) static func isPlausible(_ pointer: UnsafeRawPointer) -> Bool { lnp_is_plausible(pointer) != 0 }
 }

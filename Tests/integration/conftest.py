@@ -87,6 +87,7 @@ class Fixtures:
         self.probe = self._cc("probe", ["probe.c", "-I", include, "-lpthread"])
         self.probe_static = self._cc("probe-static", ["probe.c", "-I", include, "-lpthread", "-static"])
         self.early = self._cc("libearly.so", ["early.c", "-shared", "-fPIC"])
+        self.racer = self._cc("racer", ["racer.c", "-lpthread"])
 
     def _cc(self, name, arguments):
         output = self.dir / name

@@ -1,4 +1,5 @@
-// The policy core's entry points (Sources/LNPCore/EntryPoints.swift), as the hooks see them.
+// The policy core's entry points (Sources/LNPCore/*EntryPoints.swift), as the hooks see them.
+// Pointers the core may write to are lnp's private copies (lnp_copy.h).
 #pragma once
 #include <netdb.h>
 #include <stdint.h>
@@ -9,18 +10,22 @@ struct lnp_mmsghdr;
 void lnp_core_start(void);
 
 // Whole calls: decided, then passed on to the next definition or failed with the errno.
-long lnp_connect(int fd, const void *address, uint32_t length);
-long lnp_sendto(int fd, const void *buffer, size_t length, int flags, const void *address, uint32_t address_length);
-long lnp_sendmsg(int fd, const void *message, int flags);
+// connect and sendto take lnp's copy of the address (never NULL): the hooks pass what was
+// not copied straight on.
+long lnp_connect(int fd, void *address, uint32_t length);
+long lnp_sendto(int fd, const void *buffer, size_t length, int flags, void *address, uint32_t address_length);
+long lnp_sendmsg(int fd, struct msghdr *message, int flags);
 
 // 0: let the call through; otherwise the errno it fails with.
-int lnp_gate_connect(int fd, const void *address, uint32_t length);
-int lnp_gate_sendto(int fd, const void *address, uint32_t length, int flags);
-int lnp_gate_sendmsg(int fd, const void *message, int flags);
-int lnp_gate_bind(int fd, const void *address, uint32_t length);
-int lnp_gate_setsockopt(int fd, int level, int name, const void *value, uint32_t length);
-// How many leading messages may go, or minus the errno when the first one may not.
-int lnp_gate_sendmmsg(int fd, void *messages, unsigned count, int flags);
+int lnp_gate_connect(int fd, void *address, uint32_t length);
+int lnp_gate_sendto(int fd, void *address, uint32_t length, int flags);
+int lnp_gate_sendmsg(int fd, struct msghdr *message, int flags);
+int lnp_gate_bind(int fd, void *address, uint32_t length);
+// `value`: the option's first `copied` bytes; `length` is lowered to what the kernel reads of
+// an option the core read, so that the copy can be handed on.
+int lnp_gate_setsockopt(int fd, int level, int name, void *value, uint32_t copied, uint32_t *length);
+// A run of messages: how many leading ones may go, or minus the errno when the first may not.
+int lnp_gate_sendmmsg(int fd, struct lnp_mmsghdr *messages, unsigned count, int flags);
 // Nonzero: the name is a denied .local name.
 int lnp_gate_resolve(const char *name);
 

@@ -16,6 +16,7 @@
 #include <net/if.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
+#include "lnp_copy.h"
 #include "lnp_next.h"
 
 // --- Kernel ABI values, as this platform defines them -------------------------------------
@@ -75,11 +76,6 @@ enum {
     LNP_O_CLOEXEC = O_CLOEXEC, LNP_O_NOCTTY = O_NOCTTY, LNP_AT_FDCWD = AT_FDCWD,
 };
 
-/// `struct mmsghdr`, declared here because glibc shows it only under _GNU_SOURCE.
-struct lnp_mmsghdr {
-    struct msghdr msg_hdr;
-    unsigned int msg_len;
-};
 
 /// The group address inside `struct group_req` / `struct group_source_req` (MCAST_JOIN_*).
 enum { LNP_GROUP_REQ_ADDRESS_OFFSET = offsetof(struct group_req, gr_group) };
@@ -92,7 +88,8 @@ enum { LNP_GROUP_REQ_SIZE = sizeof(struct group_req), LNP_GROUP_SOURCE_REQ_SIZE 
 long lnp_syscall6(long number, long a, long b, long c, long d, long e, long f);
 
 /// Wall-clock half-seconds: the stamp that expires cached routes and resolv.conf. Only
-/// equality of stamps matters, so a clock set back or forward just expires them early.
+/// equality of stamps matters, so a clock set back or forward just expires them early. Read
+/// with a system call (see marshal.c).
 int64_t lnp_sys_half_seconds(void);
 
 /// A tick of the CPU's cycle counter that changes at least every sixteenth of a second
@@ -123,13 +120,8 @@ static inline int lnp_sys_tick_available(void) {
 #endif
 }
 
-/// Wall-clock time, for audit records.
+/// Wall-clock time, for audit records; read with a system call.
 void lnp_sys_realtime(int64_t *seconds, int32_t *microseconds);
-
-/// The same two clocks read with a system call, for a thread that has made the time-stamp
-/// counter fault (prctl PR_SET_TSC): the vDSO would read it.
-int64_t lnp_sys_half_seconds_by_syscall(void);
-void lnp_sys_realtime_by_syscall(int64_t *seconds, int32_t *microseconds);
 
 /// Raises the soft limit on open descriptors by one if the hard limit allows, so that the
 /// core can open its one short-lived descriptor in a process at its limit. Returns the old

@@ -1,0 +1,145 @@
+// Private copies of what a call passes by pointer: the `sockaddr`, a `msghdr` with its name
+// and control messages, a socket option's value. lnp decides on the copy and hands the kernel
+// that same copy, so another thread rewriting the program's memory between the decision and
+// the call changes neither: the kernel would otherwise read the program's memory again.
+//
+// A copy is made exactly when the kernel would read the memory: a NULL pointer, one that
+// cannot be user memory, or a length the kernel refuses unread is passed on as it came, for
+// the kernel's own errno. The core parses only what was copied (a pointer it may write to).
+#pragma once
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/socket.h>
+
+enum {
+    LNP_SOCKADDR_CAPACITY = 128,  // sizeof(struct sockaddr_storage): the most the kernel reads
+    LNP_CONTROL_CAPACITY = 256,   // control messages copied; longer ones are read in place
+    LNP_OPTION_CAPACITY = 264,    // sizeof(struct group_source_req), the largest option lnp reads
+    LNP_MESSAGE_BATCH = 8,        // sendmmsg messages copied and sent at a time
+};
+
+/// Whether `pointer` may be user memory: not the zero page, and not above any user address
+/// space (x86-64 user addresses end below 2^56 even with 5-level paging; arm64's below 2^52,
+/// and its top byte may carry a tag, which the kernel ignores). The kernel answers EFAULT for
+/// the others, so they go to it unread.
+static inline int lnp_is_plausible(const void *pointer) {
+    uintptr_t address = (uintptr_t)pointer;
+#if defined(__aarch64__)
+    return address >= 4096 && (address & 0x00f0000000000000ull) == 0;
+#else
+    return address - 4096 < (1ull << 56) - 4096;  // 4096 <= address < 2^56, in one comparison
+#endif
+}
+
+/// Copies `count` bytes, whole words first, reading no byte past `count`. No call: the
+/// sizes of a sockaddr_in and a sockaddr_in6 are copied as moves, and the empty asm keeps
+/// the compiler from turning the loops back into a call of memcpy.
+static inline void lnp_copy_bytes(void *destination, const void *source, size_t count) {
+    unsigned char *to = (unsigned char *)destination;
+    const unsigned char *from = (const unsigned char *)source;
+    if (count == 16) {
+        __builtin_memcpy(to, from, 16);
+        return;
+    }
+    if (count == 28) {
+        __builtin_memcpy(to, from, 28);
+        return;
+    }
+    size_t i = 0;
+    for (; i + 8 <= count; i += 8) {
+        uint64_t word;
+        __builtin_memcpy(&word, from + i, 8);
+        __asm__ volatile("" : "+r"(word));
+        __builtin_memcpy(to + i, &word, 8);
+    }
+    for (; i < count; i++) {
+        unsigned char byte = from[i];
+        __asm__ volatile("" : "+r"(byte));
+        to[i] = byte;
+    }
+}
+
+struct lnp_sockaddr_copy {
+    _Alignas(8) unsigned char bytes[LNP_SOCKADDR_CAPACITY];
+};
+
+/// The `sockaddr` of connect, sendto and bind: copied when the kernel will read it (a length
+/// up to 128). Returns the copy, or NULL when nothing was copied (the kernel answers).
+static inline void *lnp_copy_sockaddr_or_null(struct lnp_sockaddr_copy *copy, const void *address, uint32_t length) {
+    if (!lnp_is_plausible(address) || length > LNP_SOCKADDR_CAPACITY) return 0;  // NULL too
+    lnp_copy_bytes(copy->bytes, address, length);
+    return copy->bytes;
+}
+
+/// The same; the pointer to pass on: the copy, or the program's own when nothing was copied.
+static inline void *lnp_copy_sockaddr(struct lnp_sockaddr_copy *copy, const void *address, uint32_t length) {
+    void *copied = lnp_copy_sockaddr_or_null(copy, address, length);
+    return copied ? copied : (void *)address;
+}
+
+struct lnp_message_copy {
+    struct msghdr header;
+    struct lnp_sockaddr_copy name;
+    _Alignas(8) unsigned char control[LNP_CONTROL_CAPACITY];
+};
+
+/// Copies a message's name and control messages into `copy` and points `header` at them.
+/// The kernel reads at most 128 bytes of a name, whatever msg_namelen says (a length with
+/// the top bit set it refuses), and that is what is copied. Control messages longer than
+/// LNP_CONTROL_CAPACITY stay where they are.
+static inline void lnp_copy_message_parts(struct msghdr *header, struct lnp_sockaddr_copy *name,
+                                          unsigned char control[LNP_CONTROL_CAPACITY]) {
+    if (header->msg_name && lnp_is_plausible(header->msg_name) && (int)header->msg_namelen > 0) {
+        uint32_t length = header->msg_namelen < LNP_SOCKADDR_CAPACITY ? header->msg_namelen : LNP_SOCKADDR_CAPACITY;
+        lnp_copy_bytes(name->bytes, header->msg_name, length);
+        header->msg_name = name->bytes;
+    }
+    if (header->msg_control && header->msg_controllen > 0 && header->msg_controllen <= LNP_CONTROL_CAPACITY &&
+        lnp_is_plausible(header->msg_control)) {
+        lnp_copy_bytes(control, header->msg_control, header->msg_controllen);
+        header->msg_control = control;
+    }
+}
+
+/// The message of sendmsg, copied; the header to pass on (the program's own when the kernel
+/// will refuse it unread).
+static inline struct msghdr *lnp_copy_message(struct lnp_message_copy *copy, const struct msghdr *message) {
+    if (!message || !lnp_is_plausible(message)) return (struct msghdr *)message;
+    __builtin_memcpy(&copy->header, message, sizeof copy->header);
+    lnp_copy_message_parts(&copy->header, &copy->name, copy->control);
+    return &copy->header;
+}
+
+/// `struct mmsghdr`, declared here because glibc shows it only under _GNU_SOURCE.
+struct lnp_mmsghdr {
+    struct msghdr msg_hdr;
+    unsigned int msg_len;
+};
+
+/// A run of sendmmsg's messages, copied: the headers side by side, as sendmmsg takes them.
+struct lnp_message_batch {
+    struct lnp_mmsghdr headers[LNP_MESSAGE_BATCH];
+    struct lnp_sockaddr_copy names[LNP_MESSAGE_BATCH];
+    _Alignas(8) unsigned char controls[LNP_MESSAGE_BATCH][LNP_CONTROL_CAPACITY];
+};
+
+/// Copies `count` (at most LNP_MESSAGE_BATCH) messages into `batch`.
+static inline void lnp_copy_batch(struct lnp_message_batch *batch, const struct lnp_mmsghdr *messages, unsigned count) {
+    for (unsigned i = 0; i < count; i++) {
+        __builtin_memcpy(&batch->headers[i], &messages[i], sizeof batch->headers[i]);
+        lnp_copy_message_parts(&batch->headers[i].msg_hdr, &batch->names[i], batch->controls[i]);
+    }
+}
+
+struct lnp_option_copy {
+    _Alignas(8) unsigned char bytes[LNP_OPTION_CAPACITY];
+};
+
+/// A setsockopt value: the first LNP_OPTION_CAPACITY bytes at most; how many were copied.
+static inline uint32_t lnp_copy_option(struct lnp_option_copy *copy, const void *value, uint32_t length) {
+    if (!value || !lnp_is_plausible(value)) return 0;
+    uint32_t copied = length < LNP_OPTION_CAPACITY ? length : LNP_OPTION_CAPACITY;
+    lnp_copy_bytes(copy->bytes, value, copied);
+    return copied;
+}
