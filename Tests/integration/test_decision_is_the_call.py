@@ -19,6 +19,14 @@ def test_an_address_flipped_by_another_thread_never_reaches_a_denied_host(lan, f
     assert capture.packets() == []
 
 
+def test_a_group_flipped_by_another_thread_is_never_joined(lan, fixtures):
+    """A join sends an IGMP membership report: none may reach the peer."""
+    capture = lan.capture("igmp")
+    result = lan.lnp_run(["--deny"], [fixtures.racer, "flip", "join", "239.7.7.7", "c0", "2"])
+    assert json_lines(result.stdout), result.stderr
+    assert capture.packets() == []
+
+
 @pytest.mark.parametrize("other", ["tcp", "unix"])
 def test_a_socket_swapped_onto_the_descriptor_never_reaches_a_denied_host(lan, fixtures, other):
     """The kernel ignores an address on a connected TCP socket and refuses an IP address on an
