@@ -115,8 +115,11 @@ class Capture:
 
     def __init__(self, namespace, interface, expression, path):
         self.path = path
+        # --immediate-mode: without it, packets wait in the capture ring's open block (retired
+        # after a second) and those of the last second are lost when tcpdump is stopped.
         self.process = subprocess.Popen(
-            ["ip", "netns", "exec", namespace, "tcpdump", "-i", interface, "-U", "-n", "-w", str(path), expression],
+            ["ip", "netns", "exec", namespace, "tcpdump", "--immediate-mode", "-i", interface, "-U", "-n", "-w",
+             str(path), expression],
             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
         )
         ready = threading.Event()
