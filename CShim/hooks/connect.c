@@ -10,3 +10,6 @@ int connect(int fd, const struct sockaddr *address, socklen_t length) {
     if (!copied) return (int)lnp_call_connect(fd, address, length);  // the kernel refuses it unread
     return (int)lnp_connect(fd, copied, length);
 }
+
+// glibc's other name for connect (GLIBC_2.2.5), which programs can call or find with dlsym.
+int __connect(int fd, const struct sockaddr *address, socklen_t length) __attribute__((alias("connect")));

@@ -28,3 +28,6 @@ static long next_sendmmsg(int fd, struct lnp_mmsghdr *messages, unsigned count, 
 int sendmmsg(int fd, struct mmsghdr *messages, unsigned int count, int flags) {
     return (int)lnp_send_in_batches(fd, (struct lnp_mmsghdr *)messages, count, flags, next_sendmmsg);
 }
+
+// glibc's private other name for sendmmsg, which dlsym still finds.
+int __sendmmsg(int fd, struct mmsghdr *messages, unsigned int count, int flags) __attribute__((alias("sendmmsg")));

@@ -17,11 +17,22 @@ static const char *const names[LNP_NEXT_COUNT] = {
 #undef LNP_ALIAS
 };
 
+// The other name of each hook that has one: the C library before 2.34 defines only
+// `__res_query` and the like (in libresolv), newer ones both.
+static const char *const other_names[LNP_NEXT_COUNT] = {
+#define LNP_HOOK(name, system_call)
+#define LNP_ALIAS(name, target) [LNP_NEXT_##target] = #name,
+#include "lnp_hooks.def"
+#undef LNP_HOOK
+#undef LNP_ALIAS
+};
+
 void *lnp_next_found[LNP_NEXT_COUNT];
 
 void *lnp_next_resolve(enum lnp_next_symbol symbol) {
     int saved = errno;  // dlsym may set errno; the hook's caller must not see it
     void *next = dlsym(RTLD_NEXT, names[symbol]);
+    if (!next && other_names[symbol]) next = dlsym(RTLD_NEXT, other_names[symbol]);
     errno = saved;
     __atomic_store_n(&lnp_next_found[symbol], next, __ATOMIC_RELEASE);
     return next;

@@ -18,7 +18,7 @@ public enum Operation: UInt8, BitwiseCopyable {
     /// for a group joined, nor on raw and ICMP sockets, whose `sockaddr` port the kernel
     /// ignores (or reads as the protocol).
     func hasPort(on transport: Transport?) -> Bool {
-        self != .join && self != .resolve && transport != .raw && transport != .icmp
+        self != .join && transport != .raw && transport != .icmp
     }
 }
 

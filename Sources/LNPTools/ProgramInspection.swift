@@ -17,10 +17,9 @@ public struct ProgramInspection: Equatable {
     /// The socket-related functions worth reporting when a program imports them.
     public static let socketFunctions = [
         "socket", "connect", "sendto", "sendmsg", "sendmmsg", "bind", "setsockopt", "getaddrinfo", "getaddrinfo_a",
-        "gethostbyname", "gethostbyname2", "gethostbyname_r", "res_query", "res_search", "res_nquery", "syscall",
+        "gethostbyname", "gethostbyname2", "gethostbyname_r", "res_query", "res_search", "res_nquery", "res_nsearch",
+        "res_send", "res_nsend", "rcmd", "rcmd_af", "rexec", "rexec_af", "syscall",
     ]
-    /// Those of them lnp does not hook: names looked up through them are not checked.
-    static let uncheckedResolvers = ["getaddrinfo_a", "res_query", "res_search", "res_nquery"]
 
     /// Scripts whose interpreter is a script: the kernel follows a few levels, so does lnp.
     static let interpreterDepthLimit = 4
@@ -144,11 +143,6 @@ public struct ProgramInspection: Equatable {
             warnings.append(
                 "imports syscall(): lnp checks the socket calls made through it too (connect, sendto, sendmsg, "
                     + "sendmmsg, bind, setsockopt)")
-        }
-        for name in Self.uncheckedResolvers where imports.contains(name) {
-            warnings.append(
-                "imports \(name)(): lnp does not check names looked up through it (only getaddrinfo and "
-                    + "gethostbyname*), though it still checks the connections that follow")
         }
     }
 

@@ -88,6 +88,7 @@ class Fixtures:
         self.probe_static = self._cc("probe-static", ["probe.c", "-I", include, "-lpthread", "-static"])
         self.early = self._cc("libearly.so", ["early.c", "-shared", "-fPIC"])
         self.racer = self._cc("racer", ["racer.c", "-lpthread"])
+        self.doors = self._cc("doors", ["doors.c", "-lresolv"])
 
     def _cc(self, name, arguments):
         output = self.dir / name

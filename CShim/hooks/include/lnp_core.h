@@ -28,6 +28,14 @@ int lnp_gate_setsockopt(int fd, int level, int name, void *value, uint32_t copie
 int lnp_gate_sendmmsg(int fd, struct lnp_mmsghdr *messages, unsigned count, int flags);
 // Nonzero: the name is a denied .local name.
 int lnp_gate_resolve(const char *name);
+// Operations the C library performs itself for the program (Sources/LNPCore/LibraryEntryPoints.swift):
+// a query of `name` to the servers a resolver state will ask; rcmd's or rexec's connect to
+// an address of `host` (a sockaddr with the port set).
+struct lnp_name_servers;
+int lnp_gate_name_servers(const struct lnp_name_servers *servers, const char *name);
+int lnp_gate_remote_command(const void *address, uint32_t length, const char *host);
+// The name a DNS query message asks about, as text in `name`; its length, or -1.
+int lnp_dns_question_name(const unsigned char *message, int length, char *name, int capacity);
 
 void lnp_note_addrinfo(const char *name, const struct addrinfo *results);
 void lnp_note_hostent(const char *name, const struct hostent *host);

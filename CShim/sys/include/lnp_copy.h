@@ -143,3 +143,20 @@ static inline uint32_t lnp_copy_option(struct lnp_option_copy *copy, const void 
     lnp_copy_bytes(copy->bytes, value, copied);
     return copied;
 }
+
+enum { LNP_NAME_SERVER_CAPACITY = 3 };  // MAXNS
+
+/// The name servers a resolver state will ask, copied out of it (CShim/hooks/resolver.c).
+struct lnp_name_servers {
+    unsigned count;
+    uint32_t lengths[LNP_NAME_SERVER_CAPACITY];
+    struct lnp_sockaddr_copy addresses[LNP_NAME_SERVER_CAPACITY];
+};
+
+static inline const void *lnp_name_server(const struct lnp_name_servers *servers, unsigned index) {
+    return servers->addresses[index].bytes;
+}
+
+static inline uint32_t lnp_name_server_length(const struct lnp_name_servers *servers, unsigned index) {
+    return servers->lengths[index];
+}
