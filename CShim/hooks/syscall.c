@@ -39,18 +39,21 @@ long syscall(long number, ...) {
     } copy;
     int denied = 0;
     switch (number) {
+    case SYS_socket:
+        return lnp_socket((int)a, (int)b, (int)c);  // (through the next socket(): the same system call)
     case SYS_connect:
         b = (long)lnp_copy_sockaddr(&copy.address, (const void *)b, (uint32_t)c);
         denied = lnp_gate_connect((int)a, (void *)b, (uint32_t)c);
         break;
-    case SYS_sendto:
-        e = (long)lnp_copy_sockaddr(&copy.address, (const void *)e, (uint32_t)f);
-        denied = lnp_gate_sendto((int)a, (void *)e, (uint32_t)f, (int)d);
-        break;
+    // sendto and sendmsg as the whole calls (through the next sendto and sendmsg, the same
+    // system calls), so that a raw socket's own IP header is decided on a copy too.
+    case SYS_sendto: {
+        void *address = lnp_copy_sockaddr_or_null(&copy.address, (const void *)e, (uint32_t)f);
+        if (!address) break;  // no address, or one the kernel refuses unread
+        return lnp_sendto((int)a, (const void *)b, (size_t)c, (int)d, address, (uint32_t)f);
+    }
     case SYS_sendmsg:
-        b = (long)lnp_copy_message(&copy.message, (const struct msghdr *)b);
-        denied = lnp_gate_sendmsg((int)a, (void *)b, (int)c);
-        break;
+        return lnp_sendmsg((int)a, lnp_copy_message(&copy.message, (const struct msghdr *)b), (int)c);
     case SYS_sendmmsg:
         return lnp_send_in_batches((int)a, (struct lnp_mmsghdr *)b, (unsigned)c, (int)d, sendmmsg_by_syscall);
     case SYS_bind:

@@ -20,6 +20,15 @@ int lnp_sys_interface(int fd, uint32_t index, unsigned char name[IFNAMSIZ], uint
     return 0;
 }
 
+int lnp_sys_interface_index(int fd, const unsigned char *name, size_t length) {
+    struct ifreq request;
+    memset(&request, 0, sizeof request);
+    if (length == 0 || length >= IFNAMSIZ) return -ENODEV;
+    memcpy(request.ifr_name, name, length);
+    long rc = lnp_syscall6(SYS_ioctl, fd, SIOCGIFINDEX, (long)&request, 0, 0, 0);
+    return rc < 0 ? (int)rc : request.ifr_ifindex;
+}
+
 void *lnp_sys_map_zeroed(size_t bytes) {
     long rc = lnp_syscall6(SYS_mmap, 0, (long)bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (rc < 0 && rc > -4096) return NULL;

@@ -48,6 +48,11 @@ long lnp_fail(int error) {
     return -1;
 }
 
+long lnp_call_socket_first(int domain, int type, int protocol) {
+    lnp_socket_fn next = (lnp_socket_fn)lnp_next(LNP_NEXT_socket);
+    return next ? next(domain, type, protocol) : lnp_missing();
+}
+
 long lnp_call_connect_first(int fd, const void *address, uint32_t length) {
     lnp_connect_fn next = (lnp_connect_fn)lnp_next(LNP_NEXT_connect);
     return next ? next(fd, address, length) : lnp_missing();

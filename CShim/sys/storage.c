@@ -10,6 +10,7 @@ static unsigned char ask_path[LNP_SOCKET_PATH_CAPACITY];
 uint64_t lnp_route_cache_words[LNP_ROUTE_CACHE_ENTRIES * LNP_ROUTE_CACHE_WORDS];
 uint64_t lnp_clock_word;
 uint64_t lnp_pass_not_local_word;
+static uint64_t socket_flags;
 static uint64_t dns_servers[LNP_EXEMPT_WORDS];
 static uint64_t proxies[LNP_EXEMPT_WORDS];
 static uint64_t proxy_names[LNP_PROXY_NAMES * LNP_PROXY_NAME_WORDS];
@@ -33,5 +34,6 @@ void **lnp_storage_socket_tags(void) { return &socket_tags; }
 void **lnp_storage_sent_destinations(void) { return &sent_destinations; }
 void **lnp_storage_domain_table(void) { return &domain_table; }
 uint64_t *lnp_storage_counters(void) { return counters; }
+uint64_t *lnp_storage_socket_flags(void) { return &socket_flags; }
 uint64_t *lnp_storage_record_holders(void) { return record_holders; }
 unsigned char *lnp_storage_record_buffers(void) { return record_buffers; }

@@ -1,6 +1,8 @@
 /// The operations lnp gates, as the audit names them.
 public enum Operation: UInt8, BitwiseCopyable {
     case connect, sendto, sendmsg, sendmmsg, join, bind, resolve
+    /// Opening a packet socket, which talks to the link directly.
+    case socket
 
     func write(to writer: inout ByteWriter) {
         switch self {
@@ -11,6 +13,7 @@ public enum Operation: UInt8, BitwiseCopyable {
         case .join: writer.append("join")
         case .bind: writer.append("bind")
         case .resolve: writer.append("resolve")
+        case .socket: writer.append("socket")
         }
     }
 
@@ -24,7 +27,7 @@ public enum Operation: UInt8, BitwiseCopyable {
 
 /// A socket's transport, from SO_TYPE and SO_PROTOCOL.
 public enum Transport: UInt8, BitwiseCopyable {
-    case tcp, udp, udplite, mptcp, sctp, icmp, raw, other
+    case tcp, udp, udplite, mptcp, sctp, icmp, raw, packet, other
 
     public var isStream: Bool { self == .tcp || self == .mptcp }
 
@@ -37,6 +40,7 @@ public enum Transport: UInt8, BitwiseCopyable {
         case .sctp: writer.append("sctp")
         case .icmp: writer.append("icmp")
         case .raw: writer.append("raw")
+        case .packet: writer.append("packet")
         case .other: writer.append("other")
         }
     }

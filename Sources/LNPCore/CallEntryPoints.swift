@@ -23,6 +23,29 @@ public func lnpCoreStart() {
     _ = SettingsStore.current()
 }
 
+/// socket: a packet socket talks to the link directly, so opening one is the operation; a
+/// raw IP socket is noted (it may write its own IP header). Every other kind passes at once.
+@_cdecl("lnp_socket")
+public func lnpSocket(_ domain: Int32, _ type: Int32, _ proto: Int32) -> Int {
+    let kind = type & Int32(LNP_SOCK_TYPE_MASK)
+    if domain != Int32(LNP_AF_PACKET) && kind != Int32(LNP_SOCK_RAW) && kind != Int32(LNP_SOCK_PACKET) {
+        return lnp_call_socket(domain, type, proto)
+    }
+    return socketSlowPath(domain, type, proto)
+}
+
+@inline(never)
+func socketSlowPath(_ domain: Int32, _ type: Int32, _ proto: Int32) -> Int {
+    let kind = type & Int32(LNP_SOCK_TYPE_MASK)
+    if domain == Int32(LNP_AF_PACKET) || (domain == Int32(LNP_AF_INET) && kind == Int32(LNP_SOCK_PACKET)) {
+        let denial = Gate.decide(.socket, fd: nil, transport: .packet, endpoint: nil, reason: .packetSocket)
+        if denial != 0 { return lnp_fail(denial) }
+    } else if kind == Int32(LNP_SOCK_RAW) && (domain == Int32(LNP_AF_INET) || domain == Int32(LNP_AF_INET6)) {
+        SocketFlags.note(SocketFlags.rawSockets)
+    }
+    return lnp_call_socket(domain, type, proto)
+}
+
 @_cdecl("lnp_connect")
 public func lnpConnect(_ fd: Int32, _ address: UnsafeMutableRawPointer, _ length: UInt32) -> Int {
     if HotPath.certainlyNotLocal(copy: address, length) { return lnp_call_connect(fd, address, length) }
@@ -42,7 +65,9 @@ public func lnpSendto(
 
 @_cdecl("lnp_sendmsg")
 public func lnpSendmsg(_ fd: Int32, _ message: UnsafeMutablePointer<msghdr>?, _ flags: Int32) -> Int {
-    if let header = MessageHeader(message), !HotPath.certainlyNotLocal(UnsafeRawPointer(header.name), header.nameLength) {
+    if let header = MessageHeader(message),
+        header.forcedInterface != 0 || !HotPath.certainlyNotLocal(UnsafeRawPointer(header.name), header.nameLength)
+    {
         return sendmsgSlowPath(fd, message, flags)
     }
     return lnp_call_sendmsg(fd, message, flags)
@@ -63,6 +88,9 @@ func sendtoSlowPath(
     _ fd: Int32, _ buffer: UnsafeRawPointer?, _ length: Int, _ flags: Int32, _ address: UnsafeMutableRawPointer?,
     _ addressLength: UInt32
 ) -> Int {
+    if let socket = RawPackets.headerWriter(fd) {
+        return RawPackets.sendto(fd, socket, buffer, length, flags, address, addressLength)
+    }
     let denial = Decisions.send(fd, address, addressLength, flags, operation: .sendto)
     if denial != 0 { return lnp_fail(denial) }
     return lnp_call_sendto(fd, buffer, length, flags, address, addressLength)
@@ -70,6 +98,7 @@ func sendtoSlowPath(
 
 @inline(never)
 func sendmsgSlowPath(_ fd: Int32, _ message: UnsafeMutablePointer<msghdr>?, _ flags: Int32) -> Int {
+    if let message, let socket = RawPackets.headerWriter(fd) { return RawPackets.sendmsg(fd, socket, message, flags) }
     let denial = lnpGateSendmsg(fd, message, flags)
     if denial != 0 { return lnp_fail(denial) }
     return lnp_call_sendmsg(fd, message, flags)
@@ -81,6 +110,8 @@ func sendmsgSlowPath(_ fd: Int32, _ message: UnsafeMutablePointer<msghdr>?, _ fl
 struct MessageHeader {
     var name: UnsafeMutableRawPointer?
     var nameLength: UInt32
+    /// The output interface its control messages force (IP_PKTINFO, IPV6_PKTINFO), or 0.
+    var forcedInterface: UInt32
 
     /// nil for a NULL or implausible pointer: the kernel answers those (EFAULT).
     @inline(__always) init?(_ message: UnsafeMutablePointer<msghdr>?) {
@@ -88,73 +119,7 @@ struct MessageHeader {
         let length = message.pointee.msg_namelen
         name = length < 0x8000_0000 ? message.pointee.msg_name : nil
         nameLength = min(length, UInt32(LNP_SOCKADDR_CAPACITY))
-    }
-}
-
-/// Each call's decision: 0 to go on, or the errno to fail with. `address` is lnp's copy.
-enum Decisions {
-    static func connect(_ fd: Int32, _ address: UnsafeMutableRawPointer?, _ length: UInt32) -> Int32 {
-        guard let endpoint = SocketEndpoint.parse(UnsafeRawPointer(address), length: Int(length)) else { return 0 }
-        let copy = AddressCopy(bytes: address!, length: Int(length))
-        guard LiveClassifier.live.mayBeLocal(endpoint) else { return NetworkActivity.connect(fd, endpoint, copy) }
-        return connectLocal(fd, endpoint, copy)
-    }
-
-    /// `sendto`, `sendmsg` and each message of `sendmmsg`. A destination on a stream socket
-    /// counts only with MSG_FASTOPEN (TCP Fast Open connects); otherwise the kernel ignores it.
-    static func send(_ fd: Int32, _ address: UnsafeMutableRawPointer?, _ length: UInt32, _ flags: Int32, operation: Operation)
-        -> Int32
-    {
-        if let endpoint = SocketEndpoint.parse(UnsafeRawPointer(address), length: Int(length)) {
-            let copy = AddressCopy(bytes: address!, length: Int(length))
-            guard LiveClassifier.live.mayBeLocal(endpoint) else {
-                return NetworkActivity.send(fd, endpoint, copy, flags, operation: operation, socket: nil)
-            }
-            return sendLocal(fd, endpoint, copy, flags, operation: operation, socket: nil)
-        }
-        guard let address, ProgramMemory.isPlausible(address), length >= 16, length <= UInt32(LNP_SOCKADDR_CAPACITY),
-            address.loadUnaligned(as: UInt16.self) == UInt16(LNP_AF_UNSPEC)
-        else { return 0 }
-        return sendUnspecified(fd, AddressCopy(bytes: address, length: Int(length)), flags, operation: operation)
-    }
-
-    /// A destination in AF_UNSPEC, which UDP, UDP-Lite and raw IPv4 sockets read as IPv4 and
-    /// raw IPv6 sockets as IPv6 (a zeroed sockaddr with only the address and port filled in is
-    /// a common mistake, so it is gated too). What this socket reads is decided; the rest of
-    /// the copy is zeroed, so that a socket that reads it otherwise, swapped in meanwhile,
-    /// finds no destination there.
-    static func sendUnspecified(_ fd: Int32, _ copy: AddressCopy, _ flags: Int32, operation: Operation) -> Int32 {
-        guard let socket = SocketKind.of(fd),
-            let endpoint = SocketEndpoint.parseUnspecified(UnsafeRawPointer(copy.bytes), length: copy.length, socket: socket)
-        else { return copy.disarm() }
-        copy.keepOnly(endpoint.address.family)
-        guard LiveClassifier.live.mayBeLocal(endpoint) else {
-            return NetworkActivity.send(fd, endpoint, copy, flags, operation: operation, socket: socket)
-        }
-        return sendLocal(fd, endpoint, copy, flags, operation: operation, socket: socket)
-    }
-
-    @inline(never)
-    static func connectLocal(_ fd: Int32, _ endpoint: SocketEndpoint, _ copy: AddressCopy) -> Int32 {
-        let verdict = LiveClassifier.live.classify(endpoint)
-        guard case .local(let reason) = verdict else { return NetworkActivity.connect(fd, endpoint, copy, verdict: verdict) }
-        guard let socket = SocketKind.of(fd), socket.accepts(endpoint.sockaddrFamily) else { return copy.disarm() }
-        if SocketPeer.isAlready(fd, socket, connectedTo: endpoint) { return 0 }
-        return Gate.decide(.connect, fd: fd, transport: socket.transport, endpoint: endpoint, reason: reason)
-    }
-
-    @inline(never)
-    static func sendLocal(
-        _ fd: Int32, _ endpoint: SocketEndpoint, _ copy: AddressCopy, _ flags: Int32, operation: Operation,
-        socket known: SocketKind?
-    ) -> Int32 {
-        let verdict = LiveClassifier.live.classify(endpoint)
-        guard case .local(let reason) = verdict else {
-            return NetworkActivity.send(fd, endpoint, copy, flags, operation: operation, socket: known, verdict: verdict)
-        }
-        guard let socket = known ?? SocketKind.of(fd), socket.accepts(endpoint.sockaddrFamily) else { return copy.disarm() }
-        if socket.transport.isStream && flags & Int32(LNP_MSG_FASTOPEN) == 0 { return copy.disarm() }
-        return Gate.decide(operation, fd: fd, transport: socket.transport, endpoint: endpoint, reason: reason)
+        forcedInterface = message.pointee.msg_controllen > 0 ? lnp_control_interface(message) : 0
     }
 }
 
@@ -173,8 +138,13 @@ public func lnpGateSendto(_ fd: Int32, _ address: UnsafeMutableRawPointer?, _ le
 @_cdecl("lnp_gate_sendmsg")
 public func lnpGateSendmsg(_ fd: Int32, _ message: UnsafeMutablePointer<msghdr>?, _ flags: Int32) -> Int32 {
     guard let header = MessageHeader(message) else { return 0 }
-    return Decisions.send(fd, header.name, header.nameLength, flags, operation: .sendmsg)
+    return Decisions.send(fd, header.name, header.nameLength, flags, operation: .sendmsg, interface: header.forcedInterface)
 }
+
+/// Whether `fd` is a raw socket that writes its own IP header: `sendmmsg` then sends its
+/// messages one by one through `lnp_sendmsg`, which copies each header.
+@_cdecl("lnp_socket_writes_header")
+public func lnpSocketWritesHeader(_ fd: Int32) -> Int32 { RawPackets.headerWriter(fd) != nil ? 1 : 0 }
 
 /// A run of `sendmmsg`'s messages (lnp's copy, at most LNP_MESSAGE_BATCH): returns how many
 /// leading messages may go, or minus the errno when the first one is denied. The hook sends
@@ -186,7 +156,9 @@ public func lnpGateSendmmsg(_ fd: Int32, _ messages: UnsafeMutablePointer<lnp_mm
     guard let messages else { return Int32(count) }
     for index in 0..<Int(count) {
         let header = MessageHeader(UnsafeMutableRawPointer(messages + index).assumingMemoryBound(to: msghdr.self))
-        let denial = header.map { Decisions.send(fd, $0.name, $0.nameLength, flags, operation: .sendmmsg) } ?? 0
+        let denial = header.map {
+            Decisions.send(fd, $0.name, $0.nameLength, flags, operation: .sendmmsg, interface: $0.forcedInterface)
+        } ?? 0
         if denial != 0 { return index == 0 ? -denial : Int32(index) }
     }
     return Int32(count)
@@ -203,15 +175,18 @@ public func lnpGateBind(_ fd: Int32, _ address: UnsafeMutableRawPointer?, _ leng
     return Gate.decide(.bind, fd: fd, transport: socket.transport, endpoint: endpoint, reason: reason)
 }
 
-/// Joining a multicast group, in each of the forms setsockopt accepts. `value` is lnp's copy
-/// of the option's first `copied` bytes; for a join, `length` is lowered to what was copied
-/// (the kernel reads no more of these options than their structure), so the call can take
-/// the copy.
+/// setsockopt: joining a multicast group, in each of the forms it takes, and forcing the
+/// output interface. `value` is lnp's copy of the option's first `copied` bytes; for a join,
+/// `length` is lowered to what was copied (the kernel reads no more of these options than
+/// their structure), so the call can take the copy.
 @_cdecl("lnp_gate_setsockopt")
 public func lnpGateSetsockopt(
     _ fd: Int32, _ level: Int32, _ name: Int32, _ value: UnsafeMutableRawPointer?, _ copied: UInt32,
     _ length: UnsafeMutablePointer<UInt32>
 ) -> Int32 {
+    if SocketEgress.forcesInterface(level: level, name: name) {
+        return Decisions.forceInterface(fd, name: name, value: UnsafeRawPointer(value), length: Int(copied))
+    }
     guard MulticastJoin.isJoin(level: level, name: name), copied > 0 else { return 0 }  // (unread: the kernel answers)
     length.pointee = min(length.pointee, copied)
     guard let group = MulticastJoin.group(level: level, name: name, value: UnsafeRawPointer(value), length: Int(copied)),

@@ -5,6 +5,19 @@ typealias LiveClassifier = Classifier<KernelRoutes, LiveExemptions>
 
 extension Classifier where Routes == KernelRoutes, Exemptions == LiveExemptions {
     @inline(__always) static var live: LiveClassifier { LiveClassifier(routes: KernelRoutes(), exemptions: LiveExemptions()) }
+
+    /// For traffic forced out of `outputInterface` (0: wherever the route goes).
+    static func leaving(through outputInterface: UInt32) -> LiveClassifier {
+        LiveClassifier(routes: KernelRoutes(outputInterface: outputInterface), exemptions: LiveExemptions())
+    }
+
+    /// For a call on `fd`: through the interface the message forces, else the one the socket
+    /// forces — asked only in a process that has forced one (`SocketFlags`).
+    static func forCall(on fd: Int32, messageInterface: UInt32 = 0) -> LiveClassifier {
+        if messageInterface != 0 { return leaving(through: messageInterface) }
+        guard SocketFlags.has(SocketFlags.forcedEgress) else { return live }
+        return leaving(through: SocketEgress.forcedInterface(fd))
+    }
 }
 
 /// What lnp does with an operation once it knows the operation is local: decide, record,
@@ -134,6 +147,8 @@ enum Gate {
 struct SocketKind {
     var domain: Int32
     var transport: Transport
+    /// SO_PROTOCOL (IPPROTO_RAW: a raw socket that writes its own IP header).
+    var protocolNumber: Int32 = 0
 
     /// nil when `fd` is not a socket: the caller then leaves the call to the kernel, which
     /// answers with its own ENOTSOCK or EBADF.
@@ -143,7 +158,7 @@ struct SocketKind {
         if case .success(let value) = Sys.socketOption(fd, Int32(LNP_SO_PROTOCOL)) { proto = value } else { proto = 0 }
         let domain: Int32
         if case .success(let value) = Sys.socketOption(fd, Int32(LNP_SO_DOMAIN)) { domain = value } else { domain = 0 }
-        return SocketKind(domain: domain, transport: transport(type: type, protocol: proto))
+        return SocketKind(domain: domain, transport: transport(type: type, protocol: proto), protocolNumber: proto)
     }
 
     static func transport(type: Int32, protocol proto: Int32) -> Transport {

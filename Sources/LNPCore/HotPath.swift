@@ -45,10 +45,12 @@ enum HotPath {
     }
 
     /// The route cache's answer, if it has one for the current stamp — and only while such
-    /// calls may pass untouched: not before the settings are read, nor while all activity is
-    /// recorded (loopback is never recorded, so it is answered above without this load).
+    /// calls may pass untouched (`PassWord`): not before the settings are read, nor while all
+    /// activity is recorded, nor once the process has a socket that chooses its own way out
+    /// (loopback is never recorded nor reached any other way, so it is answered above without
+    /// this load).
     @inline(__always)
     static func cachedNotLocal(_ address: IPAddress) -> Bool {
-        KernelRoutes().cachedIsLocalRoute(to: address) == false && lnp_load_relaxed(lnp_storage_pass_not_local()) != 0
+        KernelRoutes().cachedIsLocalRoute(to: address) == false && PassWord.isOpen()
     }
 }

@@ -31,32 +31,39 @@ extension RouteSource {
 /// current half second (`Clock`), so that an address added or removed takes effect within a
 /// second while a program's repeated calls cost a table probe, not a system call.
 public struct KernelRoutes: RouteSource {
-    public init() {}
+    /// The interface the route must leave through, as for a socket that forces its egress
+    /// (`ip route get ADDRESS oif IF`); 0 for any, as an unbound socket's.
+    public var outputInterface: UInt32
+
+    public init(outputInterface: UInt32 = 0) { self.outputInterface = outputInterface }
 
     public func route(to address: IPAddress) -> RouteFacts? {
         let stamp = Clock.stamp()
-        let record = RouteCache.record(for: address)
+        let record = RouteCache.record(for: address, outputInterface: outputInterface)
         // The hot path learns a gateway's route without its interface (`learn`); a reason
         // names it, in the words `lnp check` uses, so such an entry is asked again here.
-        if let facts = RouteCache.read(record, address: address, stamp: stamp),
+        if let facts = RouteCache.read(record, address: address, stamp: stamp, outputInterface: outputInterface),
             facts.interface != nil || facts.answer.outputInterface == 0
         {
             return facts
         }
-        guard let facts = KernelRoutes.ask(address) else { return nil }
-        RouteCache.write(record, address: address, stamp: stamp, facts: facts)
+        guard let facts = KernelRoutes.ask(address, outputInterface: outputInterface) else { return nil }
+        RouteCache.write(record, address: address, stamp: stamp, facts: facts, outputInterface: outputInterface)
         return facts
     }
 
     public func isLocalRoute(to address: IPAddress) -> Bool {
         let stamp = Clock.stamp()
-        let record = RouteCache.record(for: address)
-        if let local = RouteCache.readLocal(record, address: address, stamp: stamp) { return local }
-        return KernelRoutes.learn(address, record: record, stamp: stamp)
+        let record = RouteCache.record(for: address, outputInterface: outputInterface)
+        if let local = RouteCache.readLocal(record, address: address, stamp: stamp, outputInterface: outputInterface) {
+            return local
+        }
+        return KernelRoutes.learn(address, outputInterface: outputInterface, record: record, stamp: stamp)
     }
 
     /// The hot path, with no call at all: one cached bit, written with the route; nil when
-    /// the cache cannot say without a call (a new address, or a clock to read).
+    /// the cache cannot say without a call (a new address, or a clock to read). Any output
+    /// interface: a process that forces one never takes the hot path (`PassWord`).
     @inline(__always)
     public func cachedIsLocalRoute(to address: IPAddress) -> Bool? {
         guard let stamp = Clock.cached() else { return nil }
@@ -64,12 +71,12 @@ public struct KernelRoutes: RouteSource {
     }
 
     @inline(never)
-    static func learn(_ address: IPAddress, record: SequencedRecord, stamp: UInt64) -> Bool {
+    static func learn(_ address: IPAddress, outputInterface: UInt32, record: SequencedRecord, stamp: UInt64) -> Bool {
         // A route through a gateway is not local whatever its interface: no need to ask.
-        guard let facts = KernelRoutes.ask(address, interfaceOfGateways: false) else {
+        guard let facts = KernelRoutes.ask(address, outputInterface: outputInterface, interfaceOfGateways: false) else {
             return address.isPrivate  // not cached: asked again next time
         }
-        RouteCache.write(record, address: address, stamp: stamp, facts: facts)
+        RouteCache.write(record, address: address, stamp: stamp, facts: facts, outputInterface: outputInterface)
         return RouteVerdict.verdict(from: facts, for: address).isLocal
     }
 
@@ -78,15 +85,39 @@ public struct KernelRoutes: RouteSource {
     /// name and flags take two more system calls; without `interfaceOfGateways`, a route
     /// through a gateway comes without them (its verdict does not depend on them, only the
     /// words of its reason).
+    ///
+    /// With an output interface and no route through it, the kernel sends straight out of
+    /// that interface, taking the address as on-link; `fibmatch` has no routing entry to show
+    /// for that, so the route is then asked as a socket would take it (the answer names the
+    /// address itself as its prefix).
     @inline(never)
-    public static func ask(_ address: IPAddress, interfaceOfGateways: Bool = true) -> RouteFacts? {
+    public static func ask(_ address: IPAddress, outputInterface: UInt32 = 0, interfaceOfGateways: Bool = true)
+        -> RouteFacts?
+    {
         guard case .success(let socket) = NetlinkSocket.open() else { return nil }
         defer { Sys.close(socket) }
+        guard var answer = query(address, outputInterface: outputInterface, fibMatch: true, through: socket) else {
+            return nil
+        }
+        if answer.kind == .unreachable && outputInterface != 0 {
+            guard let direct = query(address, outputInterface: outputInterface, fibMatch: false, through: socket) else {
+                return nil
+            }
+            answer = direct
+        }
+        let wanted = answer.outputInterface != 0 && (interfaceOfGateways || !answer.hasGateway)
+        let interface = wanted ? InterfaceFacts.read(index: answer.outputInterface, through: socket) : nil
+        return RouteFacts(answer: answer, interface: interface)
+    }
 
+    private static func query(_ address: IPAddress, outputInterface: UInt32, fibMatch: Bool, through socket: Int32)
+        -> RouteAnswer?
+    {
         let sequence = UInt32(truncatingIfNeeded: lnp_fetch_add(Counter.netlinkSequence.word, 1) &+ 1)
-        var request = InlineArray<48, UInt8>(repeating: 0)
+        var request = InlineArray<64, UInt8>(repeating: 0)
         let sent = withUnsafeMutableBytes(of: &request) { raw -> Bool in
-            let length = RouteQuery.writeRequest(for: address, sequence: sequence, into: raw.baseAddress!)
+            let length = RouteQuery.writeRequest(
+                for: address, outputInterface: outputInterface, fibMatch: fibMatch, sequence: sequence, into: raw.baseAddress!)
             if case .success = Sys.call(Int(LNP_SYS_SENDTO), Int(socket), Int(bitPattern: raw.baseAddress), length) {
                 return true
             }
@@ -111,10 +142,7 @@ public struct KernelRoutes: RouteSource {
                 RouteQuery.readReply(UnsafeRawBufferPointer(rebasing: raw[0..<received]), sequence: sequence, for: address)
             }
         }
-        guard let answer else { return nil }
-        let wanted = answer.outputInterface != 0 && (interfaceOfGateways || !answer.hasGateway)
-        let interface = wanted ? InterfaceFacts.read(index: answer.outputInterface, through: socket) : nil
-        return RouteFacts(answer: answer, interface: interface)
+        return answer
     }
 }
 
@@ -129,20 +157,31 @@ enum NetlinkSocket {
 }
 
 /// The per-destination route cache: a direct-mapped table of sequenced records in static
-/// storage. Words of a record: 0 sequence, 1–2 address, 3 family and stamp, 4 answer kind,
-/// prefix length, gateway, whether it is local, and interface flags, 5 interface index,
-/// 6–7 prefix, 8–9 name.
+/// storage, keyed by the address and the output interface the route was asked for (0: none,
+/// as for the hot path). Words of a record: 0 sequence, 1–2 address, 3 family, stamp and
+/// output interface, 4 answer kind, prefix length, gateway, whether it is local, and
+/// interface flags, 5 interface index, 6–7 prefix, 8–9 name.
 enum RouteCache {
     static let words = Int(LNP_ROUTE_CACHE_WORDS)
     static let entries = Int(LNP_ROUTE_CACHE_ENTRIES)
     static let localBit: UInt64 = 1 << 18
+    /// Output interfaces above this do not fit the tag: their routes are asked every time.
+    static let outputInterfaceLimit: UInt32 = 1 << 23
+
+    /// Word 3: the family, the stamp plus one (at most 2^32), and the output interface.
+    @inline(__always)
+    static func tag(_ address: IPAddress, stamp: UInt64, outputInterface: UInt32) -> UInt64 {
+        UInt64(address.family.rawValue) | (stamp + 1) << 8 | UInt64(outputInterface) << 41
+    }
 
     /// The record's sequence, if it is stable and holds `address` written during `stamp`.
     @inline(__always)
-    static func beginRead(_ record: SequencedRecord, address: IPAddress, stamp: UInt64) -> UInt64? {
+    static func beginRead(_ record: SequencedRecord, address: IPAddress, stamp: UInt64, outputInterface: UInt32 = 0)
+        -> UInt64?
+    {
         guard let sequence = record.beginRead() else { return nil }
         let w = record.words
-        let tag = UInt64(address.family.rawValue) | (stamp + 1) << 8
+        let tag = tag(address, stamp: stamp, outputInterface: outputInterface)
         guard w.loadRelaxed(1) == address.high, w.loadRelaxed(2) == address.low, w.loadRelaxed(3) == tag else {
             return nil
         }
@@ -150,20 +189,25 @@ enum RouteCache {
     }
 
     @inline(__always)
-    static func readLocal(_ record: SequencedRecord, address: IPAddress, stamp: UInt64) -> Bool? {
-        guard let sequence = beginRead(record, address: address, stamp: stamp) else { return nil }
+    static func readLocal(_ record: SequencedRecord, address: IPAddress, stamp: UInt64, outputInterface: UInt32 = 0) -> Bool? {
+        guard let sequence = beginRead(record, address: address, stamp: stamp, outputInterface: outputInterface) else {
+            return nil
+        }
         let local = record.words.loadRelaxed(4) & localBit != 0
         return record.endRead(sequence) ? local : nil
     }
 
-    @inline(__always) static func record(for address: IPAddress) -> SequencedRecord {
-        let index = Int(truncatingIfNeeded: address.hashBits >> 56) & (entries - 1)
+    @inline(__always) static func record(for address: IPAddress, outputInterface: UInt32 = 0) -> SequencedRecord {
+        let hash = address.hashBits ^ UInt64(outputInterface) &* 0xFF51_AFD7_ED55_8CCD
+        let index = Int(truncatingIfNeeded: hash >> 56) & (entries - 1)
         return SequencedRecord(words: SharedWords(lnp_storage_route_cache() + index * words))
     }
 
     @inline(__always)
-    static func read(_ record: SequencedRecord, address: IPAddress, stamp: UInt64) -> RouteFacts? {
-        guard let sequence = beginRead(record, address: address, stamp: stamp) else { return nil }
+    static func read(_ record: SequencedRecord, address: IPAddress, stamp: UInt64, outputInterface: UInt32 = 0) -> RouteFacts? {
+        guard let sequence = beginRead(record, address: address, stamp: stamp, outputInterface: outputInterface) else {
+            return nil
+        }
         let w = record.words
         let packed = w.loadRelaxed(4)
         let interfaceIndex = UInt32(truncatingIfNeeded: w.loadRelaxed(5))
@@ -182,8 +226,10 @@ enum RouteCache {
         return RouteFacts(answer: answer, interface: interface)
     }
 
-    static func write(_ record: SequencedRecord, address: IPAddress, stamp: UInt64, facts: RouteFacts) {
-        guard let claimed = record.beginWrite() else { return }
+    static func write(
+        _ record: SequencedRecord, address: IPAddress, stamp: UInt64, facts: RouteFacts, outputInterface: UInt32 = 0
+    ) {
+        guard outputInterface < outputInterfaceLimit, let claimed = record.beginWrite() else { return }
         let w = record.words
         let answer = facts.answer
         var packed = UInt64(answer.kind.rawValue) | UInt64(answer.prefixLength) << 8
@@ -192,7 +238,7 @@ enum RouteCache {
         if RouteVerdict.verdict(from: facts, for: address).isLocal { packed |= localBit }
         w.storeRelaxed(1, address.high)
         w.storeRelaxed(2, address.low)
-        w.storeRelaxed(3, UInt64(address.family.rawValue) | (stamp + 1) << 8)
+        w.storeRelaxed(3, tag(address, stamp: stamp, outputInterface: outputInterface))
         w.storeRelaxed(4, packed)
         w.storeRelaxed(5, UInt64(answer.outputInterface))
         w.storeRelaxed(6, answer.prefix.high)

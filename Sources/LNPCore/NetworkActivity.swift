@@ -11,12 +11,14 @@ enum NetworkActivity {
     /// its frame would weigh on the local path's stack, which a signal handler on a small
     /// alternate stack may be running on.
     @inline(never)
-    static func connect(_ fd: Int32, _ endpoint: SocketEndpoint, _ copy: AddressCopy, verdict: Verdict? = nil) -> Int32 {
+    static func connect(
+        _ fd: Int32, _ endpoint: SocketEndpoint, _ copy: AddressCopy, _ classifier: LiveClassifier, verdict: Verdict? = nil
+    ) -> Int32 {
         let settings = SettingsStore.current()
         guard settings.recordsAllActivity, settings.auditPath != nil else { return 0 }
-        let verdict = verdict ?? LiveClassifier.live.classify(endpoint)
+        let verdict = verdict ?? classifier.classify(endpoint)
         // Local after all (its route changed a moment ago): gated like any local operation.
-        if verdict.isLocal { return Decisions.connectLocal(fd, endpoint, copy) }
+        if verdict.isLocal { return Decisions.connectLocal(fd, endpoint, copy, classifier) }
         guard let reason = notLocalReason(verdict), let socket = SocketKind.of(fd), socket.accepts(endpoint.sockaddrFamily),
             !SocketPeer.isAlready(fd, socket, connectedTo: endpoint)
         else { return 0 }
@@ -28,12 +30,14 @@ enum NetworkActivity {
     @inline(never)
     static func send(
         _ fd: Int32, _ endpoint: SocketEndpoint, _ copy: AddressCopy, _ flags: Int32, operation: Operation,
-        socket known: SocketKind?, verdict: Verdict? = nil
+        socket known: SocketKind?, _ classifier: LiveClassifier, verdict: Verdict? = nil
     ) -> Int32 {
         let settings = SettingsStore.current()
         guard settings.recordsAllActivity, settings.auditPath != nil else { return 0 }
-        let verdict = verdict ?? LiveClassifier.live.classify(endpoint)
-        if verdict.isLocal { return Decisions.sendLocal(fd, endpoint, copy, flags, operation: operation, socket: known) }
+        let verdict = verdict ?? classifier.classify(endpoint)
+        if verdict.isLocal {
+            return Decisions.sendLocal(fd, endpoint, copy, flags, operation: operation, socket: known, classifier)
+        }
         guard let reason = notLocalReason(verdict), SentDestinations.isFirst(fd, to: endpoint),
             let socket = known ?? SocketKind.of(fd), socket.accepts(endpoint.sockaddrFamily)
         else { return 0 }

@@ -40,12 +40,17 @@ enum RouteQuery {
     static let headerSize = 16  // struct nlmsghdr
     static let routeMessageSize = 12  // struct rtmsg
 
-    /// Writes an RTM_GETROUTE request with RTM_F_FIB_MATCH for `address`; returns its length.
-    /// `buffer` must hold 48 bytes.
-    static func writeRequest(for address: IPAddress, sequence: UInt32, into buffer: UnsafeMutableRawPointer) -> Int {
+    /// Writes an RTM_GETROUTE request for `address`, with RTM_F_FIB_MATCH (the routing entry)
+    /// unless `fibMatch` is false (the route as a socket takes it), and RTA_OIF when an
+    /// output interface is given; returns its length. `buffer` must hold 64 bytes.
+    static func writeRequest(
+        for address: IPAddress, outputInterface: UInt32 = 0, fibMatch: Bool = true, sequence: UInt32,
+        into buffer: UnsafeMutableRawPointer
+    ) -> Int {
         let addressSize = address.family == .v4 ? 4 : 16
-        let length = headerSize + routeMessageSize + 4 + addressSize
-        buffer.initializeMemory(as: UInt8.self, repeating: 0, count: 48)
+        let interfaceSize = outputInterface != 0 ? 8 : 0
+        let length = headerSize + routeMessageSize + 4 + addressSize + interfaceSize
+        buffer.initializeMemory(as: UInt8.self, repeating: 0, count: 64)
         buffer.storeBytes(of: UInt32(length), toByteOffset: 0, as: UInt32.self)
         buffer.storeBytes(of: UInt16(LNP_RTM_GETROUTE), toByteOffset: 4, as: UInt16.self)
         buffer.storeBytes(of: UInt16(LNP_NLM_F_REQUEST), toByteOffset: 6, as: UInt16.self)
@@ -53,11 +58,17 @@ enum RouteQuery {
         let family = address.family == .v4 ? LNP_AF_INET : LNP_AF_INET6
         buffer.storeBytes(of: UInt8(family), toByteOffset: headerSize, as: UInt8.self)
         buffer.storeBytes(of: UInt8(addressSize * 8), toByteOffset: headerSize + 1, as: UInt8.self)
-        buffer.storeBytes(of: UInt32(LNP_RTM_F_FIB_MATCH), toByteOffset: headerSize + 8, as: UInt32.self)
+        if fibMatch { buffer.storeBytes(of: UInt32(LNP_RTM_F_FIB_MATCH), toByteOffset: headerSize + 8, as: UInt32.self) }
         let attribute = headerSize + routeMessageSize
         buffer.storeBytes(of: UInt16(4 + addressSize), toByteOffset: attribute, as: UInt16.self)
         buffer.storeBytes(of: UInt16(LNP_RTA_DST), toByteOffset: attribute + 2, as: UInt16.self)
         address.storeBytes(to: buffer + attribute + 4)
+        if outputInterface != 0 {
+            let oif = attribute + 4 + addressSize
+            buffer.storeBytes(of: UInt16(8), toByteOffset: oif, as: UInt16.self)
+            buffer.storeBytes(of: UInt16(LNP_RTA_OIF), toByteOffset: oif + 2, as: UInt16.self)
+            buffer.storeBytes(of: outputInterface, toByteOffset: oif + 4, as: UInt32.self)
+        }
         return length
     }
 

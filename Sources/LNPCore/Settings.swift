@@ -222,7 +222,7 @@ enum SettingsStore {
     /// Opens the hot path to calls known not to be local, unless they are all recorded.
     private static func storePassWord(for settings: Settings) {
         let recordsNotLocal = settings.recordsAllActivity && settings.auditPath != nil
-        SharedWords(lnp_storage_pass_not_local()).store(0, recordsNotLocal ? 0 : 1)
+        PassWord.setOpen(!recordsNotLocal)
     }
 
     private static func decode(_ words: SharedWords) -> Settings {

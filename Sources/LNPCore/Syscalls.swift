@@ -79,11 +79,16 @@ enum Sys {
 
     /// SOL_SOCKET integer options (SO_TYPE, SO_PROTOCOL).
     static func socketOption(_ fd: Int32, _ name: Int32) -> Result<Int32, Errno> {
+        socketOption(fd, level: Int32(LNP_SOL_SOCKET), name)
+    }
+
+    /// An integer option at any level.
+    static func socketOption(_ fd: Int32, level: Int32, _ name: Int32) -> Result<Int32, Errno> {
         var value: Int32 = 0
         var length: UInt32 = 4
         let result = withUnsafeMutablePointer(to: &value) { valuePointer in
             withUnsafeMutablePointer(to: &length) { lengthPointer in
-                call(Int(LNP_SYS_GETSOCKOPT), Int(fd), Int(LNP_SOL_SOCKET), Int(name),
+                call(Int(LNP_SYS_GETSOCKOPT), Int(fd), Int(level), Int(name),
                      Int(bitPattern: valuePointer), Int(bitPattern: lengthPointer))
             }
         }

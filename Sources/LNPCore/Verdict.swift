@@ -15,6 +15,8 @@ public enum LocalReason: Equatable, BitwiseCopyable {
     /// A private address whose route could not be learned (the kernel could not be asked):
     /// taken as local, so that lnp fails closed.
     case privateAddress
+    /// A packet socket (AF_PACKET), which sends and receives frames on a link directly.
+    case packetSocket
 }
 
 /// Why an operation does not reach the local network.
@@ -75,6 +77,7 @@ extension LocalReason {
             interface.write(to: &writer)
         case .localName: writer.append(".local name")
         case .privateAddress: writer.append("private address (its route could not be learned)")
+        case .packetSocket: writer.append("packet socket (it talks to the link directly)")
         }
     }
 }

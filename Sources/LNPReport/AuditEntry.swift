@@ -14,7 +14,7 @@ public struct AuditEntry: Equatable, Sendable {
     public var pid: Int?
     public var program: String
     public var exe: String?
-    /// `connect`, `sendto`, `sendmsg`, `sendmmsg`, `join`, `bind` or `resolve`; kept as
+    /// `connect`, `sendto`, `sendmsg`, `sendmmsg`, `join`, `bind`, `resolve` or `socket`; kept as
     /// written, so that an operation added later is reported rather than refused.
     public var op: String
     public var fd: Int?
@@ -56,8 +56,9 @@ public struct AuditEntry: Equatable, Sendable {
         self.isLocal = isLocal
     }
 
-    /// What the operation reached, or tried to: the name when known, else the address.
-    public var domain: String { host ?? address ?? "" }
+    /// What the operation reached, or tried to: the name when known, else the address; for
+    /// opening a socket that has none (a packet socket), the kind of socket.
+    public var domain: String { host ?? address ?? "\(transport ?? "other") socket" }
 
     /// Reads one line of an audit file.
     public static func parse(line: some DataProtocol) throws(AuditLineError) -> AuditEntry {
@@ -158,7 +159,7 @@ extension AuditEntry: Decodable {
         if program.isEmpty {
             throw DecodingError.dataCorruptedError(forKey: .program, in: record, debugDescription: "empty")
         }
-        if host == nil && address == nil {
+        if host == nil && address == nil && op != "socket" {
             throw DecodingError.dataCorruptedError(
                 forKey: op == "resolve" ? .host : .address, in: record,
                 debugDescription: "null, and the record has no other destination")

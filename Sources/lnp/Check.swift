@@ -20,6 +20,11 @@ struct Check: ParsableCommand {
         "The destination port (a DNS server is exempt only for DNS: ports 53 and 853).", valueName: "PORT"))
     var port: UInt16 = 0
 
+    @Option(help: ArgumentHelp(
+        "Check as a socket that forces this output interface would reach each address (SO_BINDTODEVICE, IP_PKTINFO …).",
+        valueName: "INTERFACE"))
+    var interface: String?
+
     @Argument(help: ArgumentHelp("The addresses or .local names to check.", valueName: "ADDRESS"))
     var targets: [String] = []
 
@@ -35,11 +40,13 @@ struct Check: ParsableCommand {
         for target in targets {
             if case .failure(let failure) = CheckTarget.parse(target) { throw ValidationError(failure.description) }
         }
+        if let interface, if_nametoindex(interface) == 0 { throw ValidationError("'\(interface)' names no interface here") }
     }
 
     func run() throws {
         lnpCoreStart()  // the proxy variables of this environment, as a wrapped program would read them
-        let classifier = Classifier(routes: KernelRoutes(), exemptions: LiveExemptions())
+        let outputInterface = interface.map { if_nametoindex($0) } ?? 0
+        let classifier = Classifier(routes: KernelRoutes(outputInterface: outputInterface), exemptions: LiveExemptions())
         let answers = targets.map { target -> Answer in
             switch try! CheckTarget.parse(target).get() {
             case .localName(let name):

@@ -55,10 +55,28 @@ private func onLinkReply(sequence: UInt32 = 7) -> [UInt8] {
 
 @Suite("RouteQuery request")
 struct RouteQueryRequestTests {
-    private func request(for address: IPAddress, sequence: UInt32) -> (length: Int, bytes: [UInt8]) {
-        var buffer = [UInt8](repeating: 0xaa, count: 48)
-        let length = buffer.withUnsafeMutableBytes { RouteQuery.writeRequest(for: address, sequence: sequence, into: $0.baseAddress!) }
+    private func request(for address: IPAddress, outputInterface: UInt32 = 0, fibMatch: Bool = true, sequence: UInt32)
+        -> (length: Int, bytes: [UInt8])
+    {
+        var buffer = [UInt8](repeating: 0xaa, count: 64)
+        let length = buffer.withUnsafeMutableBytes {
+            RouteQuery.writeRequest(
+                for: address, outputInterface: outputInterface, fibMatch: fibMatch, sequence: sequence, into: $0.baseAddress!)
+        }
         return (length, buffer)
+    }
+
+    /// As `ip route get ADDRESS oif IF`: the route a socket that forces its interface takes.
+    @Test func requestWithAnOutputInterface() {
+        let (length, bytes) = request(for: v4(198, 51, 100, 7), outputInterface: 3, fibMatch: false, sequence: 9)
+        #expect(length == 44)
+        #expect(Array(bytes[0..<4]) == le32(44), "nlmsg_len")
+        #expect(Array(bytes[24..<28]) == le32(0), "rtm_flags: no RTM_F_FIB_MATCH")
+        #expect(Array(bytes[32..<36]) == [198, 51, 100, 7])
+        #expect(Array(bytes[36..<38]) == le16(8), "rta_len")
+        #expect(Array(bytes[38..<40]) == le16(rtaOif), "rta_type: RTA_OIF")
+        #expect(Array(bytes[40..<44]) == le32(3))
+        #expect(bytes[44..<64].allSatisfy { $0 == 0 })
     }
 
     @Test func ipv4Request() {
@@ -76,7 +94,7 @@ struct RouteQueryRequestTests {
         #expect(Array(bytes[28..<30]) == le16(8), "rta_len")
         #expect(Array(bytes[30..<32]) == le16(rtaDst), "rta_type")
         #expect(Array(bytes[32..<36]) == [10, 77, 0, 2])
-        #expect(bytes[36..<48].allSatisfy { $0 == 0 }, "the rest of the buffer is cleared")
+        #expect(bytes[36..<64].allSatisfy { $0 == 0 }, "the rest of the buffer is cleared")
     }
 
     @Test func ipv6Request() {

@@ -10,8 +10,10 @@ servers), joined by a veth pair. Nothing here sends a packet anywhere else.
             10.44.0.0/24 multipath: via 10.77.0.2, and on-link
             default via 10.77.0.2 / fd77::2 (the "internet")
             tun0 10.88.0.1 peer 10.88.0.2 (point-to-point, like a VPN)
+            198.51.100.0/24 via tun0                                   198.51.100.7 on p0
 """
 
+import contextlib
 import json
 import os
 import pathlib
@@ -179,6 +181,8 @@ class Lan:
             ip -n {p} route add 10.66.0.0/16 dev p0
             ip -n {c} tuntap add tun0 mode tun; ip -n {c} link set tun0 up
             ip -n {c} addr add 10.88.0.1 peer 10.88.0.2 dev tun0
+            ip -n {c} route add 198.51.100.0/24 dev tun0
+            ip -n {p} addr add 198.51.100.7/32 dev p0
         """)
         # `ip netns exec` mounts these over /etc for programs in the client namespace.
         self.etc.mkdir(parents=True, exist_ok=True)
@@ -239,6 +243,17 @@ class Lan:
         program = lnp_run or self.build.lnp_run
         return self.client([program] + list(options) + ["--"] + [str(c) for c in command], env=env, user=user,
                            timeout=timeout)
+
+    @contextlib.contextmanager
+    def without_default_route(self):
+        """The client with no IPv4 default route, for the while: an address off every route
+        is then sent straight out of an interface a socket forces (the kernel takes it as
+        on-link)."""
+        self._sh(f"ip -n {self.client_ns} route del default")
+        try:
+            yield
+        finally:
+            self._sh(f"ip -n {self.client_ns} route add default via 10.77.0.2")
 
     def capture(self, expression, interface="p0"):
         path = self.workdir / f"capture-{time.monotonic_ns()}.pcap"

@@ -12,6 +12,7 @@ void lnp_core_start(void);
 // Whole calls: decided, then passed on to the next definition or failed with the errno.
 // connect and sendto take lnp's copy of the address (never NULL): the hooks pass what was
 // not copied straight on.
+long lnp_socket(int domain, int type, int protocol);
 long lnp_connect(int fd, void *address, uint32_t length);
 long lnp_sendto(int fd, const void *buffer, size_t length, int flags, void *address, uint32_t address_length);
 long lnp_sendmsg(int fd, struct msghdr *message, int flags);
@@ -26,6 +27,8 @@ int lnp_gate_bind(int fd, void *address, uint32_t length);
 int lnp_gate_setsockopt(int fd, int level, int name, void *value, uint32_t copied, uint32_t *length);
 // A run of messages: how many leading ones may go, or minus the errno when the first may not.
 int lnp_gate_sendmmsg(int fd, struct lnp_mmsghdr *messages, unsigned count, int flags);
+// Nonzero when `fd` is a raw socket writing its own IP header (its messages go one by one).
+int lnp_socket_writes_header(int fd);
 // Nonzero: the name is a denied .local name.
 int lnp_gate_resolve(const char *name);
 // Operations the C library performs itself for the program (Sources/LNPCore/LibraryEntryPoints.swift):

@@ -10,7 +10,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 
 enum {
     LNP_SOCKADDR_CAPACITY = 128,  // sizeof(struct sockaddr_storage): the most the kernel reads
@@ -160,3 +162,77 @@ static inline const void *lnp_name_server(const struct lnp_name_servers *servers
 static inline uint32_t lnp_name_server_length(const struct lnp_name_servers *servers, unsigned index) {
     return servers->lengths[index];
 }
+
+// --- What a message says beyond its destination ----------------------------------------
+
+enum { LNP_IP_PKTINFO = 8, LNP_IPV6_PKTINFO = 50 };  // <netinet/in.h>, the same on every Linux
+
+/// The output interface a message's control messages force (an IP_PKTINFO or IPV6_PKTINFO
+/// with an interface index), or 0. Walks the control messages as CMSG_NXTHDR does, within
+/// msg_controllen.
+static inline uint32_t lnp_control_interface(const struct msghdr *header) {
+    const unsigned char *control = (const unsigned char *)header->msg_control;
+    size_t length = header->msg_controllen;
+    if (!lnp_is_plausible(control)) return 0;
+    size_t offset = 0;
+    while (offset + sizeof(struct cmsghdr) <= length) {
+        struct cmsghdr message;
+        __builtin_memcpy(&message, control + offset, sizeof message);
+        if (message.cmsg_len < sizeof(struct cmsghdr) || message.cmsg_len > length - offset) return 0;
+        const unsigned char *data = control + offset + CMSG_LEN(0);
+        int32_t index = 0;
+        if (message.cmsg_level == IPPROTO_IP && message.cmsg_type == LNP_IP_PKTINFO && message.cmsg_len >= CMSG_LEN(12)) {
+            __builtin_memcpy(&index, data, 4);  // struct in_pktinfo: the index first
+        } else if (message.cmsg_level == IPPROTO_IPV6 && message.cmsg_type == LNP_IPV6_PKTINFO &&
+                   message.cmsg_len >= CMSG_LEN(20)) {
+            __builtin_memcpy(&index, data + 16, 4);  // struct in6_pktinfo: the address, then the index
+        }
+        if (index > 0) return (uint32_t)index;
+        offset += CMSG_ALIGN(message.cmsg_len);
+    }
+    return 0;
+}
+
+enum { LNP_PACKET_HEADER_CAPACITY = 60, LNP_PACKET_PIECES = 16 };
+
+/// A packet a raw socket sends with its own IP header: the message rebuilt so that its first
+/// bytes (up to 60: the largest IPv4 header, an IPv6 one and then some) come from lnp's copy,
+/// and the rest from the program's buffers. The header lnp reads is then the header the
+/// kernel sends.
+struct lnp_packet_copy {
+    struct msghdr header;
+    struct iovec pieces[LNP_PACKET_PIECES + 1];
+    _Alignas(8) unsigned char ip_header[LNP_PACKET_HEADER_CAPACITY];
+    uint32_t header_length;
+};
+
+/// Rebuilds `message` (lnp's copy of the header) into `copy`. 0, or -1 when its data lies in
+/// more than LNP_PACKET_PIECES buffers or cannot be read: the caller then reads the header
+/// where it is.
+static inline int lnp_copy_packet(struct lnp_packet_copy *copy, const struct msghdr *message) {
+    const struct iovec *pieces = message->msg_iov;
+    size_t count = message->msg_iovlen;
+    if (count > LNP_PACKET_PIECES || (count > 0 && !lnp_is_plausible(pieces))) return -1;
+    copy->header = *message;
+    uint32_t taken = 0;
+    size_t out = 1;
+    for (size_t i = 0; i < count; i++) {
+        const unsigned char *base = (const unsigned char *)pieces[i].iov_base;
+        size_t length = pieces[i].iov_len, used = 0;
+        if (taken < LNP_PACKET_HEADER_CAPACITY && length > 0) {
+            if (!lnp_is_plausible(base)) return -1;
+            used = LNP_PACKET_HEADER_CAPACITY - taken < length ? LNP_PACKET_HEADER_CAPACITY - taken : length;
+            lnp_copy_bytes(copy->ip_header + taken, base, used);
+            taken += (uint32_t)used;
+        }
+        if (used < length) copy->pieces[out++] = (struct iovec){.iov_base = (void *)(base + used), .iov_len = length - used};
+    }
+    copy->pieces[0] = (struct iovec){.iov_base = copy->ip_header, .iov_len = taken};
+    copy->header.msg_iov = copy->pieces;
+    copy->header.msg_iovlen = out;
+    copy->header_length = taken;
+    return 0;
+}
+
+static inline const unsigned char *lnp_packet_header(const struct lnp_packet_copy *copy) { return copy->ip_header; }
+static inline struct msghdr *lnp_packet_message(struct lnp_packet_copy *copy) { return &copy->header; }

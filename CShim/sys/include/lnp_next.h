@@ -44,7 +44,9 @@ typedef long (*lnp_sendmsg_fn)(int, const void *, int);
 typedef long (*lnp_sendmmsg_fn)(int, void *, unsigned, int);
 typedef long (*lnp_bind_fn)(int, const void *, uint32_t);
 typedef long (*lnp_setsockopt_fn)(int, int, int, const void *, uint32_t);
+typedef long (*lnp_socket_fn)(int, int, int);
 
+long lnp_call_socket_first(int domain, int type, int protocol);
 long lnp_call_connect_first(int fd, const void *address, uint32_t length);
 long lnp_call_sendto_first(int fd, const void *buffer, size_t length, int flags, const void *address,
                            uint32_t address_length);
@@ -52,6 +54,12 @@ long lnp_call_sendmsg_first(int fd, const void *message, int flags);
 
 static inline void *lnp_next_known(enum lnp_next_symbol symbol) {
     return __atomic_load_n(&lnp_next_found[symbol], __ATOMIC_ACQUIRE);
+}
+
+static inline long lnp_call_socket(int domain, int type, int protocol) {
+    lnp_socket_fn next = (lnp_socket_fn)lnp_next_known(LNP_NEXT_socket);
+    if (__builtin_expect(next != 0, 1)) return next(domain, type, protocol);
+    return lnp_call_socket_first(domain, type, protocol);
 }
 
 static inline long lnp_call_connect(int fd, const void *address, uint32_t length) {

@@ -58,6 +58,10 @@ enum {
     LNP_MCAST_JOIN_GROUP = MCAST_JOIN_GROUP, LNP_MCAST_JOIN_SOURCE_GROUP = MCAST_JOIN_SOURCE_GROUP,
     LNP_IPV6_JOIN_GROUP = IPV6_JOIN_GROUP,
     LNP_IPPROTO_TCP = IPPROTO_TCP, LNP_TCP_INFO = 11, LNP_TCP_CLOSE = 7,  // <netinet/tcp.h>, <linux/tcp.h>
+    // How a socket chooses its own way out (<asm-generic/socket.h>, <linux/in.h>, <linux/in6.h>).
+    LNP_SO_BINDTODEVICE = 25, LNP_SO_BINDTOIFINDEX = 62, LNP_IP_UNICAST_IF = 50, LNP_IPV6_UNICAST_IF = 76,
+    LNP_IP_HDRINCL = 3, LNP_IPV6_HDRINCL = 36, LNP_IPPROTO_RAW = IPPROTO_RAW,
+    LNP_AF_PACKET = 17, LNP_SOCK_PACKET = 10, LNP_SOCK_TYPE_MASK = 0xf,
 };
 
 enum {
@@ -132,6 +136,10 @@ void lnp_sys_restore_descriptor_limit(int64_t soft);
 /// The name and flags of interface `index`, asked through any socket `fd`. 0 or -errno.
 int lnp_sys_interface(int fd, uint32_t index, unsigned char name[IFNAMSIZ], uint32_t *flags);
 
+/// The index of the interface named by `length` bytes of `name`, asked through any socket
+/// `fd`; or -errno (ENODEV: no such interface).
+int lnp_sys_interface_index(int fd, const unsigned char *name, size_t length);
+
 /// Zeroed anonymous memory, or NULL.
 void *lnp_sys_map_zeroed(size_t bytes);
 
@@ -144,6 +152,8 @@ static inline uint64_t lnp_load_acquire(const uint64_t *p) { return __atomic_loa
 static inline uint64_t lnp_load_relaxed(const uint64_t *p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
 static inline void lnp_store_release(uint64_t *p, uint64_t v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
 static inline void lnp_store_relaxed(uint64_t *p, uint64_t v) { __atomic_store_n(p, v, __ATOMIC_RELAXED); }
+static inline uint64_t lnp_fetch_or(uint64_t *p, uint64_t v) { return __atomic_fetch_or(p, v, __ATOMIC_ACQ_REL); }
+static inline uint64_t lnp_fetch_and(uint64_t *p, uint64_t v) { return __atomic_fetch_and(p, v, __ATOMIC_ACQ_REL); }
 static inline int lnp_compare_exchange(uint64_t *p, uint64_t expected, uint64_t desired) {
     return __atomic_compare_exchange_n(p, &expected, desired, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
 }
@@ -196,5 +206,6 @@ void **lnp_storage_socket_tags(void);
 void **lnp_storage_sent_destinations(void);
 void **lnp_storage_domain_table(void);
 uint64_t *lnp_storage_counters(void);
+uint64_t *lnp_storage_socket_flags(void);
 uint64_t *lnp_storage_record_holders(void);
 unsigned char *lnp_storage_record_buffers(void);

@@ -1,0 +1,96 @@
+"""The route as the socket takes it. A socket can choose its own way out — a forced output
+interface, a raw IP header of its own, a packet socket — and then reach the LAN where its
+address alone says it would not: each is decided as the kernel will send it. tcpdump on the
+peer proves that a denied one sent nothing (no ARP either)."""
+
+import json
+
+import pytest
+
+from conftest import FIXTURES, json_lines
+
+EGRESS = FIXTURES / "egress.py"
+# 198.51.100.7 is routed through tun0 (a VPN, not local); with no default route, a socket
+# that forces c0 sends there straight onto the LAN, where the peer holds that address.
+FORCED = ["bindtodevice", "bindtoifindex", "unicast-if", "pktinfo", "connect-bound", "bind-after-connect"]
+
+
+def egress(lan, form, address, port, *, options=None, interface="c0"):
+    command = ["python3", EGRESS, form, address, str(port), interface]
+    result = lan.client(command) if options is None else lan.lnp_run(options, command)
+    [line] = json_lines(result.stdout)
+    return line
+
+
+@pytest.mark.parametrize("form", FORCED)
+def test_a_forced_interface_sends_onto_the_lan_without_lnp(lan, form):
+    """What the tests below deny: the kernel takes such an address as on-link."""
+    with lan.without_default_route():
+        capture = lan.capture("host 198.51.100.7")
+        egress(lan, form, "198.51.100.7", 9999)
+        assert capture.packets()
+
+
+@pytest.mark.parametrize("form", FORCED)
+def test_a_forced_interface_is_decided_as_the_kernel_routes_it(lan, audit, form):
+    with lan.without_default_route():
+        capture = lan.capture("host 198.51.100.7")
+        result = egress(lan, form, "198.51.100.7", 9999, options=["--deny", "--audit", str(audit.path)])
+        assert result["error"] == "No route to host"
+        assert capture.packets() == []
+        checked = json.loads(lan.client([lan.build.lnp, "check", "--json", "--interface", "c0", "198.51.100.7"]).stdout)[0]
+    [record] = audit.records()
+    assert record["address"] == "198.51.100.7"
+    assert record["reason"] == checked["reason"]
+    assert checked["local"] is True
+
+
+@pytest.mark.parametrize("form", ["bindtodevice", "pktinfo"])
+def test_a_forced_interface_with_a_route_through_a_gateway_is_not_local(lan, audit, form):
+    """With the default route back, the interface's own route says: through a gateway."""
+    result = egress(lan, form, "203.0.113.5", 9999, options=["--deny", "--audit", str(audit.path)])
+    assert result["error"] is None
+    assert audit.records() == []
+
+
+HEADER_FORMS = [("header", "sendto"), ("header-sendmsg", "sendmsg"), ("header-sendmmsg", "sendmsg"),
+                ("header-syscall", "sendto")]
+
+
+@pytest.mark.parametrize("form,op", HEADER_FORMS, ids=[f for f, _ in HEADER_FORMS])
+def test_an_own_ip_header_is_decided_by_its_destination(lan, audit, form, op):
+    """The call names a public address, reached through the gateway; the header the program
+    wrote says 10.77.0.2 — and the gateway is that host. (sendmmsg on such a socket sends
+    its messages one by one, each a sendmsg.)"""
+    capture = lan.capture("udp and dst host 10.77.0.2 and dst port 9998")
+    egress(lan, form, "10.77.0.2", 9998)
+    assert capture.packets(), "without lnp, the packet reaches the host its header names"
+    capture = lan.capture("udp and dst host 10.77.0.2 and dst port 9998")
+    result = egress(lan, form, "10.77.0.2", 9998, options=["--deny", "--audit", str(audit.path)])
+    assert result["error"] == "No route to host"
+    assert capture.packets() == []
+    [record] = audit.records()
+    assert (record["op"], record["transport"], record["address"], record["port"]) == (op, "raw", "10.77.0.2", None)
+    allowed = egress(lan, form, "10.77.0.2", 9998, options=["--allow"])
+    assert allowed["error"] is None and allowed["result"] in (34, 1)
+
+
+def test_an_own_ip_header_to_a_public_address_passes(lan, audit):
+    result = egress(lan, "header", "203.0.113.5", 9998, options=["--deny", "--audit", str(audit.path)])
+    assert result["error"] is None
+    assert audit.records() == []
+
+
+def test_a_packet_socket_is_a_local_network_operation(lan, audit):
+    capture = lan.capture("ether proto 0x88b5")
+    egress(lan, "packet", "-", 0)
+    assert capture.packets(), "without lnp, the frame reaches the link"
+    capture = lan.capture("ether proto 0x88b5")
+    result = egress(lan, "packet", "-", 0, options=["--deny", "--audit", str(audit.path)])
+    assert result["error"] == "No route to host"
+    assert capture.packets() == []
+    [record] = audit.records()
+    assert (record["op"], record["transport"], record["address"], record["fd"]) == ("socket", "packet", None, None)
+    assert record["reason"] == "packet socket (it talks to the link directly)"
+    allowed = egress(lan, "packet", "-", 0, options=["--allow"])
+    assert allowed["result"] == 60
