@@ -3,11 +3,13 @@
 // through with all six arguments, untouched.
 #include <errno.h>
 #include <stdarg.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include "lnp_batches.h"
 #include "lnp_copy.h"
 #include "lnp_core.h"
 #include "lnp_next.h"
+#include "lnp_sys.h"
 
 typedef long (*syscall_fn)(long, ...);
 
@@ -36,6 +38,7 @@ long syscall(long number, ...) {
         struct lnp_sockaddr_copy address;
         struct lnp_message_copy message;
         struct lnp_option_copy option;
+        struct rlimit limit;
     } copy;
     int denied = 0;
     switch (number) {
@@ -59,6 +62,21 @@ long syscall(long number, ...) {
     case SYS_bind:
         b = (long)lnp_copy_sockaddr(&copy.address, (const void *)b, (uint32_t)c);
         denied = lnp_gate_bind((int)a, (void *)b, (uint32_t)c);
+        break;
+    case SYS_setrlimit:
+        if ((int)a == RLIMIT_NOFILE && lnp_is_plausible((const void *)b)) {
+            copy.limit = *(const struct rlimit *)b;
+            copy.limit.rlim_cur = lnp_descriptor_soft_limit(copy.limit.rlim_cur, copy.limit.rlim_max);
+            b = (long)&copy.limit;
+        }
+        break;
+    case SYS_prlimit64:
+        if ((a == 0 || a == lnp_syscall6(SYS_getpid, 0, 0, 0, 0, 0, 0)) && (int)b == RLIMIT_NOFILE &&
+            lnp_is_plausible((const void *)c)) {
+            copy.limit = *(const struct rlimit *)c;
+            copy.limit.rlim_cur = lnp_descriptor_soft_limit(copy.limit.rlim_cur, copy.limit.rlim_max);
+            c = (long)&copy.limit;
+        }
         break;
     case SYS_setsockopt: {
         uint32_t copied = lnp_copy_option(&copy.option, (const void *)d, (uint32_t)e);

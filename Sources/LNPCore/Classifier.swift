@@ -1,9 +1,13 @@
 /// Whether a route, as the kernel answered it, leads onto the local network.
 public enum RouteVerdict {
-    /// The verdict the kernel's route to `address` implies; without a route (the kernel
-    /// could not be asked), private addresses count as local.
-    public static func verdict(from facts: RouteFacts?, for address: IPAddress) -> Verdict {
-        guard let facts else { return address.isPrivate ? .local(.privateAddress) : .notLocal(.lookupFailed) }
+    /// The verdict the kernel's route to `address` implies. A route that could not be learned
+    /// is local: lnp fails closed rather than guess.
+    public static func verdict(from lookup: Result<RouteFacts, Errno>, for address: IPAddress) -> Verdict {
+        let facts: RouteFacts
+        switch lookup {
+        case .success(let found): facts = found
+        case .failure(let error): return .local(.routeUnknown(error))
+        }
         let answer = facts.answer
         switch answer.kind {
         case .ownAddress: return .notLocal(.ownAddress)
@@ -15,9 +19,7 @@ public enum RouteVerdict {
         if answer.hasGateway {
             return .notLocal(.viaGateway(prefix: answer.prefix, length: answer.prefixLength, interface: name))
         }
-        guard let interface = facts.interface else {
-            return address.isPrivate ? .local(.privateAddress) : .notLocal(.lookupFailed)
-        }
+        guard let interface = facts.interface else { return .local(.routeUnknown(nil)) }  // (its interface unreadable)
         if !interface.isUp { return .notLocal(.interfaceDown(interface: name)) }
         if interface.isLoopback { return .notLocal(.loopbackInterface(interface: name)) }
         if interface.isPointToPoint { return .notLocal(.pointToPoint(interface: name)) }
@@ -76,9 +78,10 @@ public struct Classifier<Routes: RouteSource, Exemptions: ExemptionSource> {
         if address.isMulticast { return .local(.multicast) }
         if address.isLimitedBroadcast { return .local(.limitedBroadcast) }
         if address.isLoopback || address.isUnspecified || address.isLinkLocal { return .notLocal(.unicastBind) }
-        let facts = routes.route(to: address)
-        guard let facts, facts.answer.kind == .broadcast else { return .notLocal(.unicastBind) }
-        return RouteVerdict.verdict(from: facts, for: address)
+        guard case .success(let facts) = routes.route(to: address), facts.answer.kind == .broadcast else {
+            return .notLocal(.unicastBind)
+        }
+        return RouteVerdict.verdict(from: .success(facts), for: address)
     }
 
     /// The hot question, answered cheaply: could an operation to `endpoint` be local? False

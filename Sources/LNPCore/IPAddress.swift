@@ -75,13 +75,6 @@ public struct IPAddress: Equatable, BitwiseCopyable {
         family == .v4 ? v4 >> 16 == 0xA9FE : high >> 54 == 0x3FA
     }
 
-    /// The ranges set aside for private networks: 10/8, 172.16/12, 192.168/16, the shared
-    /// 100.64/10, and fc00::/7. They stand for "probably local" when no route can be learned.
-    public var isPrivate: Bool {
-        if family == .v6 { return high >> 57 == 0x7E }
-        return v4 >> 24 == 10 || v4 >> 20 == 0xAC1 || v4 >> 16 == 0xC0A8 || v4 >> 22 == 0x191
-    }
-
     /// Writes the 4 or 16 network-order bytes; returns how many.
     @discardableResult
     public func storeBytes(to pointer: UnsafeMutableRawPointer) -> Int {

@@ -14,8 +14,8 @@ public struct RouteFacts: Equatable, BitwiseCopyable {
 
 /// Where the classification learns routes; the kernel in a live process, a table in tests.
 public protocol RouteSource {
-    /// The route to `address`, or nil if it could not be learned.
-    func route(to address: IPAddress) -> RouteFacts?
+    /// The route to `address`, or why it could not be learned.
+    func route(to address: IPAddress) -> Result<RouteFacts, Errno>
 
     /// Whether that route leads onto the local network; a source may answer this faster.
     func isLocalRoute(to address: IPAddress) -> Bool
@@ -37,7 +37,7 @@ public struct KernelRoutes: RouteSource {
 
     public init(outputInterface: UInt32 = 0) { self.outputInterface = outputInterface }
 
-    public func route(to address: IPAddress) -> RouteFacts? {
+    public func route(to address: IPAddress) -> Result<RouteFacts, Errno> {
         let stamp = Clock.stamp()
         let record = RouteCache.record(for: address, outputInterface: outputInterface)
         // The hot path learns a gateway's route without its interface (`learn`); a reason
@@ -45,11 +45,13 @@ public struct KernelRoutes: RouteSource {
         if let facts = RouteCache.read(record, address: address, stamp: stamp, outputInterface: outputInterface),
             facts.interface != nil || facts.answer.outputInterface == 0
         {
-            return facts
+            return .success(facts)
         }
-        guard let facts = KernelRoutes.ask(address, outputInterface: outputInterface) else { return nil }
-        RouteCache.write(record, address: address, stamp: stamp, facts: facts, outputInterface: outputInterface)
-        return facts
+        let asked = KernelRoutes.ask(address, outputInterface: outputInterface)
+        if case .success(let facts) = asked {
+            RouteCache.write(record, address: address, stamp: stamp, facts: facts, outputInterface: outputInterface)
+        }
+        return asked
     }
 
     public func isLocalRoute(to address: IPAddress) -> Bool {
@@ -73,11 +75,12 @@ public struct KernelRoutes: RouteSource {
     @inline(never)
     static func learn(_ address: IPAddress, outputInterface: UInt32, record: SequencedRecord, stamp: UInt64) -> Bool {
         // A route through a gateway is not local whatever its interface: no need to ask.
-        guard let facts = KernelRoutes.ask(address, outputInterface: outputInterface, interfaceOfGateways: false) else {
-            return address.isPrivate  // not cached: asked again next time
+        guard case .success(let facts) = KernelRoutes.ask(address, outputInterface: outputInterface, interfaceOfGateways: false)
+        else {
+            return true  // unknown: the slow path decides, failing closed (not cached: asked again next time)
         }
         RouteCache.write(record, address: address, stamp: stamp, facts: facts, outputInterface: outputInterface)
-        return RouteVerdict.verdict(from: facts, for: address).isLocal
+        return RouteVerdict.verdict(from: .success(facts), for: address).isLocal
     }
 
     /// One question to the kernel, through a netlink socket that lives for this call only
@@ -92,57 +95,56 @@ public struct KernelRoutes: RouteSource {
     /// address itself as its prefix).
     @inline(never)
     public static func ask(_ address: IPAddress, outputInterface: UInt32 = 0, interfaceOfGateways: Bool = true)
-        -> RouteFacts?
+        -> Result<RouteFacts, Errno>
     {
-        guard case .success(let socket) = NetlinkSocket.open() else { return nil }
+        let socket: Int32
+        switch NetlinkSocket.open() {
+        case .success(let opened): socket = opened
+        case .failure(let error): return .failure(error)
+        }
         defer { Sys.close(socket) }
-        guard var answer = query(address, outputInterface: outputInterface, fibMatch: true, through: socket) else {
-            return nil
+        var asked = query(address, outputInterface: outputInterface, fibMatch: true, through: socket)
+        if case .success(let answer) = asked, answer.kind == .unreachable, outputInterface != 0 {
+            asked = query(address, outputInterface: outputInterface, fibMatch: false, through: socket)
         }
-        if answer.kind == .unreachable && outputInterface != 0 {
-            guard let direct = query(address, outputInterface: outputInterface, fibMatch: false, through: socket) else {
-                return nil
-            }
-            answer = direct
+        return asked.map { answer in
+            let wanted = answer.outputInterface != 0 && (interfaceOfGateways || !answer.hasGateway)
+            let interface = wanted ? InterfaceFacts.read(index: answer.outputInterface, through: socket) : nil
+            return RouteFacts(answer: answer, interface: interface)
         }
-        let wanted = answer.outputInterface != 0 && (interfaceOfGateways || !answer.hasGateway)
-        let interface = wanted ? InterfaceFacts.read(index: answer.outputInterface, through: socket) : nil
-        return RouteFacts(answer: answer, interface: interface)
     }
 
     private static func query(_ address: IPAddress, outputInterface: UInt32, fibMatch: Bool, through socket: Int32)
-        -> RouteAnswer?
+        -> Result<RouteAnswer, Errno>
     {
         let sequence = UInt32(truncatingIfNeeded: lnp_fetch_add(Counter.netlinkSequence.word, 1) &+ 1)
         var request = InlineArray<64, UInt8>(repeating: 0)
-        let sent = withUnsafeMutableBytes(of: &request) { raw -> Bool in
+        let sent = withUnsafeMutableBytes(of: &request) { raw in
             let length = RouteQuery.writeRequest(
                 for: address, outputInterface: outputInterface, fibMatch: fibMatch, sequence: sequence, into: raw.baseAddress!)
-            if case .success = Sys.call(Int(LNP_SYS_SENDTO), Int(socket), Int(bitPattern: raw.baseAddress), length) {
-                return true
-            }
-            return false
+            return Sys.call(Int(LNP_SYS_SENDTO), Int(socket), Int(bitPattern: raw.baseAddress), length)
         }
-        guard sent else { return nil }
+        if case .failure(let error) = sent { return .failure(error) }
 
         // rtnetlink answers inside the sending call, so the reply is already queued.
         var reply = InlineArray<512, UInt8>(repeating: 0)
-        var answer: RouteAnswer? = nil
-        for _ in 0..<4 where answer == nil {
-            let received = withUnsafeMutableBytes(of: &reply) { raw -> Int in
-                switch Sys.call(
-                    Int(LNP_SYS_RECVFROM), Int(socket), Int(bitPattern: raw.baseAddress), raw.count, Int(LNP_MSG_DONTWAIT))
-                {
-                case .success(let count): return min(count, raw.count)
-                case .failure: return -1
-                }
+        for _ in 0..<4 {
+            let received = withUnsafeMutableBytes(of: &reply) { raw in
+                Sys.call(Int(LNP_SYS_RECVFROM), Int(socket), Int(bitPattern: raw.baseAddress), raw.count, Int(LNP_MSG_DONTWAIT))
+                    .map { min($0, raw.count) }
             }
-            if received <= 0 { break }
-            answer = withUnsafeBytes(of: &reply) { raw in
-                RouteQuery.readReply(UnsafeRawBufferPointer(rebasing: raw[0..<received]), sequence: sequence, for: address)
+            let count: Int
+            switch received {
+            case .success(let length): count = length
+            case .failure(let error): return .failure(error)
             }
+            if count == 0 { break }
+            let answer = withUnsafeBytes(of: &reply) { raw in
+                RouteQuery.readReply(UnsafeRawBufferPointer(rebasing: raw[0..<count]), sequence: sequence, for: address)
+            }
+            if let answer { return .success(answer) }
         }
-        return answer
+        return .failure(Errno(Int32(LNP_EIO)))  // no reply that could be read
     }
 }
 
@@ -235,7 +237,7 @@ enum RouteCache {
         var packed = UInt64(answer.kind.rawValue) | UInt64(answer.prefixLength) << 8
         if answer.hasGateway { packed |= 1 << 16 }
         if let interface = facts.interface { packed |= 1 << 17 | UInt64(interface.flags) << 32 }
-        if RouteVerdict.verdict(from: facts, for: address).isLocal { packed |= localBit }
+        if RouteVerdict.verdict(from: .success(facts), for: address).isLocal { packed |= localBit }
         w.storeRelaxed(1, address.high)
         w.storeRelaxed(2, address.low)
         w.storeRelaxed(3, tag(address, stamp: stamp, outputInterface: outputInterface))

@@ -4,6 +4,23 @@ import LNPSys
 public struct Errno: Error, Equatable, BitwiseCopyable {
     public var rawValue: Int32
     public init(_ rawValue: Int32) { self.rawValue = rawValue }
+
+    /// Its name for the errors lnp's own calls meet (`EMFILE`), else `errno N`.
+    func write(to writer: inout ByteWriter) {
+        switch rawValue {
+        case Int32(LNP_EMFILE): writer.append("EMFILE")
+        case Int32(LNP_ENFILE): writer.append("ENFILE")
+        case Int32(LNP_ENOMEM): writer.append("ENOMEM")
+        case Int32(LNP_ENOBUFS): writer.append("ENOBUFS")
+        case Int32(LNP_EACCES): writer.append("EACCES")
+        case Int32(LNP_EPERM): writer.append("EPERM")
+        case Int32(LNP_EAFNOSUPPORT): writer.append("EAFNOSUPPORT")
+        case Int32(LNP_EIO): writer.append("EIO")
+        default:
+            writer.append("errno ")
+            writer.appendDecimal(Int64(rawValue))
+        }
+    }
 }
 
 /// Typed wrappers over the raw system calls in CShim/sys. They never pass through a hook,

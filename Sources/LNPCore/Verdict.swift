@@ -12,9 +12,9 @@ public enum LocalReason: Equatable, BitwiseCopyable {
     case subnetBroadcast(interface: InterfaceName)
     /// A name ending in `.local`, resolved by multicast DNS.
     case localName
-    /// A private address whose route could not be learned (the kernel could not be asked):
-    /// taken as local, so that lnp fails closed.
-    case privateAddress
+    /// The route could not be learned (the kernel could not be asked, or its answer could not
+    /// be read; the errno when there is one): taken as local, so that lnp fails closed.
+    case routeUnknown(Errno?)
     /// A packet socket (AF_PACKET), which sends and receives frames on a link directly.
     case packetSocket
 }
@@ -30,7 +30,6 @@ public enum NotLocalReason: Equatable, BitwiseCopyable {
     case notBroadcastCapable(interface: InterfaceName)
     case interfaceDown(interface: InterfaceName)
     case noRoute
-    case lookupFailed
     /// Exempt, as on Apple's systems: a DNS server named in /etc/resolv.conf.
     case dnsServer
     /// Exempt, as on Apple's systems: the proxy named in the environment.
@@ -76,7 +75,13 @@ extension LocalReason {
             writer.append("subnet broadcast via ")
             interface.write(to: &writer)
         case .localName: writer.append(".local name")
-        case .privateAddress: writer.append("private address (its route could not be learned)")
+        case .routeUnknown(let error):
+            writer.append("route could not be learned")
+            if let error {
+                writer.append(" (")
+                error.write(to: &writer)
+                writer.append(")")
+            }
         case .packetSocket: writer.append("packet socket (it talks to the link directly)")
         }
     }
@@ -113,7 +118,6 @@ extension NotLocalReason {
             interface.write(to: &writer)
             writer.append(" is down")
         case .noRoute: writer.append("no route")
-        case .lookupFailed: writer.append("route lookup failed (not a private address)")
         case .dnsServer: writer.append("DNS server named in /etc/resolv.conf (exempt)")
         case .proxy: writer.append("proxy named in the environment (exempt)")
         case .notLocalName: writer.append("not a .local name")

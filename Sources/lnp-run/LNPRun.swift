@@ -177,6 +177,7 @@ struct LNPRun: ParsableCommand {
         }
 
         _ = lnp_become_subreaper()
+        Spawn.keepDescriptorForThePreload()
         let environment = settings.environment(from: ProcessEnvironment.current())
         let child: pid_t
         switch Spawn.start(path: program, arguments: arguments, environment: environment, signals: signals) {

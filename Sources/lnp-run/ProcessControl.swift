@@ -1,4 +1,5 @@
 import CGNUExtensions
+import LNPCoreHost
 
 #if canImport(Glibc)
 import Glibc
@@ -112,6 +113,17 @@ enum Spawn {
         var child: pid_t = 0
         let result = posix_spawn(&child, path, nil, &attributes, argv, envp)
         return result == 0 ? .success(child) : .failure(SpawnFailure(errno: result))
+    }
+
+    /// Lowers lnp-run's soft descriptor limit, which the program inherits, one below the hard
+    /// one, if it is at it: the preload keeps that descriptor (`DescriptorReserve`).
+    static func keepDescriptorForThePreload() {
+        var limit = rlimit()
+        guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return }
+        let soft = DescriptorReserve.softLimit(UInt64(limit.rlim_cur), hard: UInt64(limit.rlim_max))
+        guard soft != UInt64(limit.rlim_cur) else { return }
+        limit.rlim_cur = rlim_t(soft)
+        setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)
     }
 
     /// Raises lnp-run's own soft descriptor limit to its hard one (after the program has

@@ -83,7 +83,6 @@ struct VerdictTextTests {
             (.notBroadcastCapable(interface: wg0), "interface wg0 is not broadcast-capable"),
             (.interfaceDown(interface: wg0), "interface wg0 is down"),
             (.noRoute, "no route"),
-            (.lookupFailed, "route lookup failed (not a private address)"),
             (.dnsServer, "DNS server named in /etc/resolv.conf (exempt)"),
             (.proxy, "proxy named in the environment (exempt)"),
             (.notLocalName, "not a .local name"),

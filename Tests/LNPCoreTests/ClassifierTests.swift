@@ -14,14 +14,16 @@ private final class Counter {
     var value = 0
 }
 
-/// A routing table in a list: canned facts per address, nil for the rest.
+/// A routing table in a list: canned facts per address; for the rest, the kernel could not
+/// be asked (no descriptor left).
 private struct FakeRoutes: RouteSource {
-    var table: [(IPAddress, RouteFacts?)] = []
+    var table: [(IPAddress, RouteFacts)] = []
     let asked = Counter()
 
-    func route(to address: IPAddress) -> RouteFacts? {
+    func route(to address: IPAddress) -> Result<RouteFacts, Errno> {
         asked.value += 1
-        return table.first { $0.0 == address }?.1 ?? nil
+        guard let facts = table.first(where: { $0.0 == address })?.1 else { return .failure(Errno(24)) }
+        return .success(facts)
     }
 }
 
@@ -171,35 +173,33 @@ struct ClassifierRouteTests {
         #expect(classify(address, routes: routes) == .notLocal(.pointToPoint(interface: tunnel.name)))
     }
 
-    /// No route learned: a public address is taken as not local, a private one as local.
-    @Test func unknownRoutesFailTheLookup() {
-        #expect(classify(v4(198, 51, 100, 1), routes: FakeRoutes()) == .notLocal(.lookupFailed))
-        #expect(classify(v4(10, 0, 0, 1), routes: FakeRoutes()) == .local(.privateAddress))
+    /// No route learned: local, whatever the address, with why — lnp fails closed.
+    @Test func unknownRoutesFailClosed() {
+        #expect(classify(v4(198, 51, 100, 1), routes: FakeRoutes()) == .local(.routeUnknown(Errno(24))))
+        #expect(classify(v4(10, 0, 0, 1), routes: FakeRoutes()) == .local(.routeUnknown(Errno(24))))
         // On-link, but the interface could not be read.
         let address = v4(10, 77, 0, 2)
         let routes = FakeRoutes(table: [(address, onLink(v4(10, 77, 0, 0), 24, through: nil))])
-        // A private address whose interface cannot be read counts as local: lnp fails closed.
-        #expect(classify(address, routes: routes) == .local(.privateAddress))
+        // An on-link route whose interface cannot be read: local, public address or not.
+        #expect(classify(address, routes: routes) == .local(.routeUnknown(nil)))
         let publicAddress = v4(198, 51, 100, 7)
         let publicRoutes = FakeRoutes(table: [(publicAddress, onLink(v4(198, 51, 100, 0), 24, through: nil))])
-        #expect(classify(publicAddress, routes: publicRoutes) == .notLocal(.lookupFailed))
+        #expect(classify(publicAddress, routes: publicRoutes) == .local(.routeUnknown(nil)))
     }
 
-    /// Without a route (the kernel could not be asked), private ranges count as local.
-    @Test func verdictFromNilFacts() {
-        #expect(RouteVerdict.verdict(from: nil, for: v4(8, 8, 8, 8)) == .notLocal(.lookupFailed))
-        for privateAddress in [v4(10, 1, 2, 3), v4(172, 16, 0, 1), v4(172, 31, 255, 254), v4(192, 168, 1, 20),
-                               v4(100, 64, 0, 1), v4(100, 127, 255, 255)] {
-            #expect(RouteVerdict.verdict(from: nil, for: privateAddress) == .local(.privateAddress))
+    /// The kernel could not be asked: local, with why, for every address — private ranges
+    /// are no guide (a LAN may use a public /24, or 192.0.2.0/24 in a test).
+    @Test func verdictWithoutARoute() {
+        for address in [v4(8, 8, 8, 8), v4(10, 1, 2, 3), v4(192, 0, 2, 2), IPAddress(v6High: 0x2001_0db8_0000_0000, low: 1)] {
+            #expect(RouteVerdict.verdict(from: .failure(Errno(24)), for: address) == .local(.routeUnknown(Errno(24))))
         }
-        for publicAddress in [v4(172, 32, 0, 1), v4(172, 15, 255, 255), v4(192, 169, 0, 1), v4(100, 128, 0, 1),
-                              v4(11, 0, 0, 1)] {
-            #expect(RouteVerdict.verdict(from: nil, for: publicAddress) == .notLocal(.lookupFailed))
+        var bytes = [UInt8](repeating: 0, count: 128)
+        let text = bytes.withUnsafeMutableBytes { raw in
+            var writer = ByteWriter(raw)
+            LocalReason.routeUnknown(Errno(24)).write(to: &writer)
+            return String(decoding: raw[0..<writer.count], as: UTF8.self)
         }
-        let ula = IPAddress(v6High: 0xfd00_0000_0000_0000, low: 1)
-        let global = IPAddress(v6High: 0x2001_0db8_0000_0000, low: 1)
-        #expect(RouteVerdict.verdict(from: nil, for: ula) == .local(.privateAddress))
-        #expect(RouteVerdict.verdict(from: nil, for: global) == .notLocal(.lookupFailed))
+        #expect(text == "route could not be learned (EMFILE)")
     }
 }
 
@@ -230,9 +230,10 @@ struct ClassifierExemptionTests {
             == .notLocal(.viaGateway(prefix: v4(0, 0, 0, 0), length: 0, interface: eth1.name)))
         #expect(classify(own, routes: routes, exemptions: exemptions) == .notLocal(.ownAddress))
         #expect(classify(loopback, routes: routes, exemptions: exemptions) == .notLocal(.loopback))
-        // No route learned for a public address: not local, whatever the exemptions say.
+        // No route learned: local, but an exemption still holds (a DNS server stays reachable
+        // where netlink is forbidden).
         #expect(classify(v4(198, 51, 100, 3), routes: routes, exemptions: FakeExemptions(table: [(v4(198, 51, 100, 3), .proxy)]))
-            == .notLocal(.lookupFailed))
+            == .notLocal(.proxy))
     }
 
     @Test func anExemptionForAnotherAddressChangesNothing() {
@@ -269,7 +270,7 @@ struct ClassifierMayBeLocalTests {
         let routes = FakeRoutes(table: [(near, onLink(v4(10, 77, 0, 0), 24)), (far, RouteFacts(answer: gateway, interface: eth1))])
         #expect(mayBeLocal(near, routes: routes))
         #expect(!mayBeLocal(far, routes: routes))
-        #expect(!mayBeLocal(v4(198, 51, 100, 1), routes: routes), "no route known, a public address")
+        #expect(mayBeLocal(v4(198, 51, 100, 1), routes: routes), "no route known: it may be local, public or not")
         #expect(mayBeLocal(v4(10, 1, 1, 1), routes: routes), "no route known, a private address")
         #expect(routes.asked.value == 4)
     }
@@ -291,7 +292,7 @@ struct ClassifierMayBeLocalTests {
                     hasGateway: Bool.random(using: &random))
                 facts = RouteFacts(answer: answer, interface: Bool.random(using: &random) ? interfaces.randomElement(using: &random)! : nil)
             }
-            let routes = FakeRoutes(table: [(address, facts)])
+            let routes = FakeRoutes(table: facts.map { [(address, $0)] } ?? [])
             let verdict = classify(address, routes: routes)
             if verdict.isLocal {
                 #expect(mayBeLocal(address, routes: routes), "\(text(of: address)): \(verdict)")

@@ -50,7 +50,9 @@ private func cache(_ facts: RouteFacts, for address: IPAddress) {
 
 private struct OneRoute: RouteSource {
     var facts: RouteFacts?
-    func route(to address: IPAddress) -> RouteFacts? { facts }
+    func route(to address: IPAddress) -> Result<RouteFacts, Errno> {
+        facts.map { .success($0) } ?? .failure(Errno(24))
+    }
 }
 
 private struct NoExemptions: ExemptionSource {
@@ -84,7 +86,7 @@ struct RouteCacheTests {
             let record = RouteCache.record(for: address)
             RouteCache.write(record, address: address, stamp: stamp, facts: facts)
             #expect(RouteCache.read(record, address: address, stamp: stamp) == facts)
-            #expect(RouteCache.readLocal(record, address: address, stamp: stamp) == RouteVerdict.verdict(from: facts, for: address).isLocal)
+            #expect(RouteCache.readLocal(record, address: address, stamp: stamp) == RouteVerdict.verdict(from: .success(facts), for: address).isLocal)
         }
     }
 

@@ -11,6 +11,7 @@ servers), joined by a veth pair. Nothing here sends a packet anywhere else.
             default via 10.77.0.2 / fd77::2 (the "internet")
             tun0 10.88.0.1 peer 10.88.0.2 (point-to-point, like a VPN)
             198.51.100.0/24 via tun0                                   198.51.100.7 on p0
+            192.0.2.1/24 (on-link, not a private range)               192.0.2.2/24
 """
 
 import contextlib
@@ -183,6 +184,7 @@ class Lan:
             ip -n {c} addr add 10.88.0.1 peer 10.88.0.2 dev tun0
             ip -n {c} route add 198.51.100.0/24 dev tun0
             ip -n {p} addr add 198.51.100.7/32 dev p0
+            ip -n {c} addr add 192.0.2.1/24 dev c0; ip -n {p} addr add 192.0.2.2/24 dev p0
         """)
         # `ip netns exec` mounts these over /etc for programs in the client namespace.
         self.etc.mkdir(parents=True, exist_ok=True)

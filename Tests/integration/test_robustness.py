@@ -117,10 +117,3 @@ def test_at_the_descriptor_limit_routes_are_still_learned_and_records_written(la
     assert [r["reason"] for r in audit.records()] == ["on-link 10.77.0.0/24 via c0"]
 
 
-@pytest.mark.parametrize("address,errno", [("10.77.0.98", "EHOSTUNREACH"), ("203.0.113.78", None)])
-def test_without_a_route_to_ask_for_private_addresses_count_as_local(lan, fixtures, address, errno):
-    """At the hard descriptor limit lnp cannot open a netlink socket: it decides on the
-    address alone, failing closed for private ranges."""
-    results = json_lines(lan.lnp_run(["--deny"], [fixtures.probe, "emfile", "hard", address, "9"]).stdout)
-    assert results[0] == {"call": "no-more-descriptors", "result": 0, "errno": None}
-    assert results[1]["errno"] == errno

@@ -43,6 +43,10 @@ int lnp_dns_question_name(const unsigned char *message, int length, char *name, 
 void lnp_note_addrinfo(const char *name, const struct addrinfo *results);
 void lnp_note_hostent(const char *name, const struct hostent *host);
 
+// The soft descriptor limit to set for `soft` and `hard`: one below a hard limit asked for
+// (lnp keeps that descriptor), else `soft`.
+uint64_t lnp_descriptor_soft_limit(uint64_t soft, uint64_t hard);
+
 int lnp_api_set_attribution(int fd, int attribution);
 int lnp_api_set_domains(int fd, const char *const *names, int count);
 int lnp_api_set_website_attribution(int fd, const char *hostname);
