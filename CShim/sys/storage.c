@@ -4,9 +4,7 @@
 #include "lnp_sys.h"
 
 static uint64_t settings[LNP_SETTINGS_WORDS];
-static unsigned char audit_path[LNP_PATH_CAPACITY];
 static unsigned char program[LNP_PATH_CAPACITY];
-static unsigned char ask_path[LNP_SOCKET_PATH_CAPACITY];
 uint64_t lnp_route_cache_words[LNP_ROUTE_CACHE_ENTRIES * LNP_ROUTE_CACHE_WORDS];
 uint64_t lnp_clock_word;
 uint64_t lnp_pass_not_local_word;
@@ -23,9 +21,7 @@ static uint64_t record_holders[LNP_RECORD_BUFFERS];
 static unsigned char record_buffers[LNP_RECORD_BUFFERS * LNP_RECORD_BUFFER_SIZE];
 
 uint64_t *lnp_storage_settings(void) { return settings; }
-unsigned char *lnp_storage_audit_path(void) { return audit_path; }
 unsigned char *lnp_storage_program(void) { return program; }
-unsigned char *lnp_storage_ask_path(void) { return ask_path; }
 uint64_t *lnp_storage_dns_servers(void) { return dns_servers; }
 uint64_t *lnp_storage_proxies(void) { return proxies; }
 uint64_t *lnp_storage_proxy_names(void) { return proxy_names; }

@@ -15,7 +15,7 @@ public struct Answer: Equatable, Sendable {
         self.isFinal = isFinal
     }
 
-    static var unreachable: Answer { Answer(decision: .deny, basis: .noSupervisor, isFinal: false) }
+    public static var unreachable: Answer { Answer(decision: .deny, basis: .noSupervisor, isFinal: false) }
 
     /// The three bytes of the reply: `a` or `d`, the basis's raw value as a digit, `1` if final.
     public var wire: (UInt8, UInt8, UInt8) {
@@ -53,43 +53,6 @@ enum Answers {
     }
 }
 
-/// Asking lnp-run, the supervisor, on its SOCK_SEQPACKET socket: one request per connection
-/// (see `AskRequest`), one three-byte reply. While holding, the reply comes when the person
-/// has answered; lnp-run gives up after its prompt timeout, and a supervisor that is gone
-/// closes the socket: both end the wait. The descriptor lives for the one call.
-enum Supervisor {
-    static func ask(_ request: UnsafeRawBufferPointer, at path: UnsafeBufferPointer<UInt8>) -> Answer {
-        guard path.count > 0, path.count < Int(LNP_SOCKET_PATH_CAPACITY) else { return .unreachable }
-        let opened = Sys.openingPastTheLimit {
-            Sys.call(Int(LNP_SYS_SOCKET), Int(LNP_AF_UNIX), Int(LNP_SOCK_SEQPACKET | LNP_SOCK_CLOEXEC), 0)
-                .map { Int32(truncatingIfNeeded: $0) }
-        }
-        guard case .success(let fd) = opened else { return .unreachable }
-        defer { Sys.close(fd) }
-        var address = InlineArray<112, UInt8>(repeating: 0)  // sockaddr_un: family, then the path and its NUL
-        var reply = InlineArray<4, UInt8>(repeating: 0)
-        return withUnsafeMutableBytes(of: &address) { sockaddr in
-            sockaddr[0] = UInt8(LNP_AF_UNIX)
-            for i in 0..<path.count { sockaddr[2 + i] = path[i] }
-            let length = 2 + path.count + 1
-            let connected = Sys.retryingInterrupted {
-                Sys.call(Int(LNP_SYS_CONNECT), Int(fd), Int(bitPattern: sockaddr.baseAddress), length)
-            }
-            // (EISCONN: a connect interrupted by a signal went on to complete)
-            if case .failure(let error) = connected, error.rawValue != Int32(LNP_EISCONN) { return .unreachable }
-            guard case .success = Sys.retryingInterrupted({
-                Sys.call(Int(LNP_SYS_SENDTO), Int(fd), Int(bitPattern: request.baseAddress), request.count, Int(LNP_MSG_NOSIGNAL))
-            }) else { return .unreachable }
-            return withUnsafeMutableBytes(of: &reply) { bytes in
-                guard case .success(let count) = Sys.retryingInterrupted({
-                    Sys.call(Int(LNP_SYS_RECVFROM), Int(fd), Int(bitPattern: bytes.baseAddress), bytes.count)
-                }) else { return .unreachable }
-                return Answer.parse(UnsafeRawBufferPointer(rebasing: bytes[0..<count])) ?? .unreachable
-            }
-        }
-    }
-}
-
 /// What the person is asked about, as lnp-run's prompt shows it:
 ///
 ///     hold 1234
@@ -110,6 +73,23 @@ struct AskRequest {
     var reason: LocalReason
     var scopeName: InterfaceName
     var usage: UnsafeBufferPointer<UInt8>
+
+    /// Asks lnp-run `pid` (`RunChannel`): while holding, the reply comes when the person has
+    /// answered; lnp-run gives up after its prompt timeout, and one that is gone closes the
+    /// connection — both end the wait.
+    func send(to pid: Int32) -> Answer {
+        var memory = InlineArray<1024, UInt8>(repeating: 0)
+        var reply = InlineArray<4, UInt8>(repeating: 0)
+        return withUnsafeMutableBytes(of: &memory) { raw in
+            var writer = ByteWriter(raw)
+            write(to: &writer)
+            let request = UnsafeRawBufferPointer(start: raw.baseAddress, count: writer.count)
+            return withUnsafeMutableBytes(of: &reply) { bytes in
+                guard let count = RunChannel.request(request, to: pid, reply: bytes) else { return .unreachable }
+                return Answer.parse(UnsafeRawBufferPointer(rebasing: bytes[0..<count])) ?? .unreachable
+            }
+        }
+    }
 
     func write(to w: inout ByteWriter) {
         w.append(mode == .denyingWhileAsking ? "now " : "hold ")

@@ -1,24 +1,40 @@
 import LNPSys
 
-/// Appends records to the audit file. Each line is written whole with one `write` to a
-/// descriptor opened with O_APPEND, so lines from many processes and threads never
-/// interleave. The file is opened and closed around each record: the library keeps no
-/// descriptor of its own in the program's descriptor space. An audit "file" named `syslog`
-/// sends the records to the system logger instead (`SyslogSink`).
+/// Sends records to lnp-run, which writes them where the person asked — a file, a pipe, the
+/// system log. The program never writes the audit itself: a full disk, a slow reader or a
+/// file size limit never holds it up or ends it, and nothing in its environment can send its
+/// records elsewhere. A record that cannot be sent (lnp-run gone, no descriptor left, its
+/// queue full for a second) is counted, and the count goes with the next record that is, or
+/// alone when the process exits; lnp-run says how many were lost.
 enum AuditLog {
-    /// Writes `record` as one line, composed in `line` (which has room for a syslog header
-    /// besides the record's line).
-    static func append(_ record: AuditRecord, to path: UnsafePointer<UInt8>, line: UnsafeMutableRawBufferPointer) {
-        if SyslogSink.isTarget(path) { return SyslogSink.send(record, in: line) }
-        var writer = ByteWriter(UnsafeMutableRawBufferPointer(rebasing: line[0..<(line.count - 1)]))
+    /// Composes `record` after the datagram's header in `buffer`, and sends it.
+    static func send(_ record: AuditRecord, to runPID: Int32, in buffer: UnsafeMutableRawBufferPointer) {
+        var writer = ByteWriter(UnsafeMutableRawBufferPointer(rebasing: buffer[RecordDatagram.headerSize...]))
         record.write(to: &writer)
-        let length = writer.count
-        line[length] = 0x0a
-        let flags = Int32(LNP_O_WRONLY | LNP_O_APPEND | LNP_O_CREAT | LNP_O_NOCTTY)
-        guard case .success(let fd) = Sys.openingPastTheLimit({ Sys.open(path, flags: flags, mode: 0o600) }) else { return }
-        _ = Sys.write(fd, UnsafeRawBufferPointer(rebasing: line[0...length]))
-        Sys.close(fd)
+        deliver(buffer, length: writer.count, severity: RecordDatagram.severity(of: record), to: runPID)
     }
+
+    /// When the process ends: records it could not send, reported if they can be now.
+    static func reportLost() {
+        let words = SharedWords(lnp_storage_settings())
+        guard words.load(7) != 0, words.load(0) == SettingsStore.ready else { return }
+        var header = InlineArray<16, UInt8>(repeating: 0)
+        withUnsafeMutableBytes(of: &header) { raw in
+            deliver(raw, length: 0, severity: 0, to: Int32(truncatingIfNeeded: words.load(4)))
+        }
+    }
+
+    private static func deliver(_ buffer: UnsafeMutableRawBufferPointer, length: Int, severity: UInt8, to runPID: Int32) {
+        SettingsStore.registerIfForked(with: runPID)
+        let lost = lnp_fetch_and(lostCounter, 0)  // taken: they go with this one
+        RecordDatagram.writeHeader(lost: UInt32(truncatingIfNeeded: lost), severity: severity, into: buffer)
+        let datagram = UnsafeRawBufferPointer(start: buffer.baseAddress, count: RecordDatagram.headerSize + length)
+        if !RunChannel.sendRecord(datagram, to: runPID) {
+            _ = lnp_fetch_add(lostCounter, lost + (length > 0 ? 1 : 0))
+        }
+    }
+
+    private static var lostCounter: UnsafeMutablePointer<UInt64> { lnp_storage_settings() + 7 }
 }
 
 /// Static buffers to compose records in, so that a record costs its thread almost no
@@ -38,7 +54,7 @@ enum RecordBuffers {
         var name: UnsafeMutableRawBufferPointer
 
         init(_ memory: UnsafeMutableRawBufferPointer, budgets: AuditRecord.Budgets) {
-            let lineEnd = budgets.lineCapacity + 1 + SyslogSink.headerCapacity
+            let lineEnd = RecordDatagram.headerSize + budgets.lineCapacity
             let executableEnd = lineEnd + budgets.path
             let domainsEnd = executableEnd + budgets.domains
             line = UnsafeMutableRawBufferPointer(rebasing: memory[0..<lineEnd])
@@ -50,7 +66,7 @@ enum RecordBuffers {
 
         /// Bytes a buffer must have for `budgets`.
         static func size(for budgets: AuditRecord.Budgets) -> Int {
-            budgets.lineCapacity + 1 + SyslogSink.headerCapacity + budgets.path + budgets.domains + 256
+            RecordDatagram.headerSize + budgets.lineCapacity + budgets.path + budgets.domains + 256
         }
     }
 

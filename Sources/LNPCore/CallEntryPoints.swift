@@ -20,7 +20,12 @@ import LNPSys
 
 @_cdecl("lnp_core_start")
 public func lnpCoreStart() {
-    _ = SettingsStore.current()
+    SettingsStore.readEnvironment()
+}
+
+@_cdecl("lnp_core_finish")
+public func lnpCoreFinish() {
+    AuditLog.reportLost()
 }
 
 /// socket: a packet socket talks to the link directly, so opening one is the operation; a

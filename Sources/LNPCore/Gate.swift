@@ -36,10 +36,10 @@ enum Gate {
             answer = Answers.known()
                 ?? ask(settings, operation: operation, transport: transport, endpoint: endpoint, name: name, reason: reason)
         }
-        if let path = settings.auditPath {
+        if settings.records != .none {
             record(
                 operation, fd: fd, transport: transport, endpoint: endpoint, name: name, verdict: .local(reason),
-                attribution: attribution, domains: domains, answer: answer, settings: settings, path: path)
+                attribution: attribution, domains: domains, answer: answer, settings: settings)
         }
         return answer.decision == .allow ? 0 : settings.errno
     }
@@ -50,12 +50,12 @@ enum Gate {
         _ operation: Operation, fd: Int32, transport: Transport, endpoint: SocketEndpoint, reason: NotLocalReason,
         settings: Settings
     ) {
-        guard let path = settings.auditPath else { return }
+        guard settings.records == .all else { return }
         let (attribution, domains) = socketAttribution(fd, settings: settings)
         record(
             operation, fd: fd, transport: transport, endpoint: endpoint, name: UnsafeBufferPointer(start: nil, count: 0),
             verdict: .notLocal(reason), attribution: attribution, domains: domains,
-            answer: Answer(decision: .allow, basis: .notLocal, isFinal: true), settings: settings, path: path)
+            answer: Answer(decision: .allow, basis: .notLocal, isFinal: true), settings: settings)
     }
 
     /// The socket's own attribution and domains (ne_socket API), else the run's attribution.
@@ -75,12 +75,7 @@ enum Gate {
         let request = AskRequest(
             mode: settings.asking, pid: Sys.getpid(), operation: operation, transport: transport, endpoint: endpoint,
             name: name, reason: reason, scopeName: scopeName, usage: AskRequest.usageDescription())
-        var memory = InlineArray<1024, UInt8>(repeating: 0)
-        let answer = withUnsafeMutableBytes(of: &memory) { raw in
-            var writer = ByteWriter(raw)
-            request.write(to: &writer)
-            return Supervisor.ask(UnsafeRawBufferPointer(start: raw.baseAddress, count: writer.count), at: settings.askPath)
-        }
+        let answer = request.send(to: settings.runPID)
         Answers.keep(answer)
         return answer
     }
@@ -90,7 +85,7 @@ enum Gate {
     private static func record(
         _ operation: Operation, fd: Int32?, transport: Transport?, endpoint: SocketEndpoint?,
         name: UnsafeBufferPointer<UInt8>, verdict: Verdict, attribution: Attribution, domains: DomainReference,
-        answer: Answer, settings: Settings, path: UnsafePointer<UInt8>
+        answer: Answer, settings: Settings
     ) {
         var record = AuditRecord(
             time: Timestamp(seconds: 0, microseconds: 0), pid: Sys.getpid(), program: settings.program,
@@ -99,25 +94,25 @@ enum Gate {
             scopeName: InterfaceName(), decision: answer.decision, basis: answer.basis, attribution: attribution)
         if let buffer = RecordBuffers.claim() {
             defer { RecordBuffers.release(buffer) }
-            complete(&record, domains: domains, path: path,
+            complete(&record, domains: domains, to: settings.runPID,
                      in: RecordBuffers.Regions(RecordBuffers.memory(buffer), budgets: .standard))
         } else {
-            recordOnStack(&record, domains: domains, path: path)
+            recordOnStack(&record, domains: domains, to: settings.runPID)
         }
     }
 
     @inline(never)
-    private static func recordOnStack(_ record: inout AuditRecord, domains: DomainReference, path: UnsafePointer<UInt8>) {
+    private static func recordOnStack(_ record: inout AuditRecord, domains: DomainReference, to runPID: Int32) {
         var memory = InlineArray<1536, UInt8>(repeating: 0)
         withUnsafeMutableBytes(of: &memory) { raw in
             record.budgets = .small
-            complete(&record, domains: domains, path: path, in: RecordBuffers.Regions(raw, budgets: .small))
+            complete(&record, domains: domains, to: runPID, in: RecordBuffers.Regions(raw, budgets: .small))
         }
     }
 
-    /// Fills in what takes reading (time, exe, domains, names) and appends the line.
+    /// Fills in what takes reading (time, exe, domains, names) and sends the record.
     private static func complete(
-        _ record: inout AuditRecord, domains: DomainReference, path: UnsafePointer<UInt8>, in regions: RecordBuffers.Regions
+        _ record: inout AuditRecord, domains: DomainReference, to runPID: Int32, in regions: RecordBuffers.Regions
     ) {
         record.time = Clock.now()
         if case .success(let count) = Sys.readlink("/proc/self/exe", into: regions.executable) {
@@ -138,7 +133,7 @@ enum Gate {
         if case .local(.linkLocal(let scope)) = record.verdict, scope != 0 {
             record.scopeName = InterfaceLookup.name(of: scope)
         }
-        AuditLog.append(record, to: path, line: regions.line)
+        AuditLog.send(record, to: runPID, in: regions.line)
     }
 }
 

@@ -15,7 +15,7 @@ enum NetworkActivity {
         _ fd: Int32, _ endpoint: SocketEndpoint, _ copy: AddressCopy, _ classifier: LiveClassifier, verdict: Verdict? = nil
     ) -> Int32 {
         let settings = SettingsStore.current()
-        guard settings.recordsAllActivity, settings.auditPath != nil else { return 0 }
+        guard settings.recordsAllActivity else { return 0 }
         let verdict = verdict ?? classifier.classify(endpoint)
         // Local after all (its route changed a moment ago): gated like any local operation.
         if verdict.isLocal { return Decisions.connectLocal(fd, endpoint, copy, classifier) }
@@ -33,7 +33,7 @@ enum NetworkActivity {
         socket known: SocketKind?, _ classifier: LiveClassifier, verdict: Verdict? = nil
     ) -> Int32 {
         let settings = SettingsStore.current()
-        guard settings.recordsAllActivity, settings.auditPath != nil else { return 0 }
+        guard settings.recordsAllActivity else { return 0 }
         let verdict = verdict ?? classifier.classify(endpoint)
         if verdict.isLocal {
             return Decisions.sendLocal(fd, endpoint, copy, flags, operation: operation, socket: known, classifier)

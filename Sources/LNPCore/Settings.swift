@@ -73,81 +73,56 @@ public enum DecisionBasis: UInt8, BitwiseCopyable, Sendable {
     }
 }
 
-/// What lnp-run told this process, through its environment:
+/// What the audit records: nothing, local-network operations, or all outgoing activity.
+public enum RecordScope: UInt8, BitwiseCopyable, Sendable {
+    case none = 0, local = 1, all = 2
+
+    /// The word lnp-run writes.
+    public var name: StaticString {
+        switch self {
+        case .none: return "none"
+        case .local: return "local"
+        case .all: return "all"
+        }
+    }
+}
+
+/// What lnp-run tells a process of its tree when it first needs to know (`SettingsStore`):
 ///
-/// - `LNP_POLICY=DECISION,ERRNO,ATTRIBUTION,BASIS,SCOPE`, e.g. `deny,113,app,remembered,local`:
-///   `allow`, `deny`, `ask` (hold the operation while asking lnp-run) or `ask-deny` (deny
-///   while asking), anything else denying: lnp fails closed; the errno of a denied operation
-///   (default EHOSTUNREACH, as Apple's); `user` to make every socket user-initiated; why the
-///   decision is what it is (`DecisionBasis`, default `run-option`); what the audit records:
-///   `local` operations (the default) or `all` outgoing connections and datagrams.
-/// - `LNP_ASK`: the socket lnp-run answers on while the program is undetermined.
-/// - `LNP_AUDIT`: the audit file, an absolute path, or `syslog` for the system logger; none
-///   if unset.
-/// - `LNP_PROGRAM`: the program lnp-run was asked to run, for the records.
+///     deny,113,app,remembered,local
+///     /usr/bin/curl
 ///
-/// Few variables, because the loader reads every variable of every process at start.
-/// Read once, when the library starts, so a program changing its own environment later does
-/// not change its policy. Stored in static words; see `SettingsStore`.
+/// The policy line: `allow`, `deny`, `ask` (hold the operation while asking lnp-run) or
+/// `ask-deny` (deny while asking), anything else denying — lnp fails closed; the errno of a
+/// denied operation (default EHOSTUNREACH, as Apple's); `user` to make every socket
+/// user-initiated; why the decision is what it is (`DecisionBasis`); what the audit records
+/// (`RecordScope`). Then the program lnp-run was asked to run, for the records.
+///
+/// Nothing of it comes from the environment, which any descendant can rewrite or empty: the
+/// environment only says which lnp-run to ask (`LNP_RUN`, its process id), and that is
+/// checked by both ends (`RunChannel`).
 public struct Settings {
     public var decision: Decision = .deny
     public var errno: Int32 = Int32(LNP_EHOSTUNREACH)
     public var attribution: Attribution = .app
     public var asking: AskMode = .never
     public var basis: DecisionBasis = .runOption
-    /// Whether the audit records every outgoing connection and datagram destination, not only
-    /// local-network operations.
-    public var recordsAllActivity = false
-    /// NUL-terminated; nil when nothing is audited.
-    public var auditPath: UnsafePointer<UInt8>? = nil
+    public var records: RecordScope = .none
     public var program = UnsafeBufferPointer<UInt8>(start: nil, count: 0)
-    /// lnp-run's socket, without its NUL; empty when there is no one to ask.
-    public var askPath = UnsafeBufferPointer<UInt8>(start: nil, count: 0)
+    /// The lnp-run these came from, which asks and records go to; 0 when none answered.
+    public var runPID: Int32 = 0
 
-    /// Parses the environment in place (the paths point into it). With `recordingProxies`,
-    /// also records the proxy variables' hosts, in the same pass: every process of a wrapped
-    /// tree pays for this walk at start.
-    static func fromEnvironment(recordingProxies: Bool = false) -> Settings {
+    public var recordsAllActivity: Bool { records == .all }
+
+    /// Without lnp-run: every local-network operation denied, nothing recorded — lnp fails closed.
+    static var unreachable: Settings {
         var settings = Settings()
-        Environment.forEachEntry { entry in
-            if Environment.mayBeLNP(entry) {
-                settings.read(entry)
-            } else if recordingProxies, let value = Environment.proxyValue(entry) {
-                ProxyAddresses.record(host: ProxyURL.host(in: value))
-            }
-        }
-        if settings.asking != .never && settings.askPath.isEmpty {  // no one to ask: denied
-            settings.asking = .never
-            settings.basis = .noSupervisor
-        }
+        settings.basis = .noSupervisor
         return settings
     }
 
-    private mutating func read(_ entry: UnsafePointer<UInt8>) {
-        switch entry[4] {  // past "LNP_": one byte tells which variable it may be
-        case UInt8(ascii: "P"):
-            if let value = Environment.value(of: entry, ifNamed: "LNP_POLICY") {
-                readPolicy(value)
-            } else if let value = Environment.value(of: entry, ifNamed: "LNP_PROGRAM") {
-                program = UnsafeBufferPointer(start: value.baseAddress, count: min(value.count, Int(LNP_PATH_CAPACITY) - 1))
-            }
-        case UInt8(ascii: "A"):
-            if let value = Environment.value(of: entry, ifNamed: "LNP_AUDIT"), value.count > 0,
-                value.count < Int(LNP_PATH_CAPACITY)
-            {
-                auditPath = value.baseAddress
-            } else if let value = Environment.value(of: entry, ifNamed: "LNP_ASK"), value.count > 0,
-                value.count < Int(LNP_SOCKET_PATH_CAPACITY)
-            {
-                askPath = value
-            }
-        default:
-            break
-        }
-    }
-
-    /// `DECISION,ERRNO,ATTRIBUTION,BASIS`; a missing or malformed field keeps its default.
-    mutating func readPolicy(_ value: UnsafeBufferPointer<UInt8>) {
+    /// `DECISION,ERRNO,ATTRIBUTION,BASIS,RECORDS`; a missing or malformed field keeps its default.
+    public mutating func readPolicy(_ value: UnsafeBufferPointer<UInt8>) {
         var field = 0
         var start = 0
         for index in 0...value.count where index == value.count || value[index] == UInt8(ascii: ",") {
@@ -159,30 +134,52 @@ public struct Settings {
             case 1: if let number = Bytes.parseDecimal(text), number > 0, number < 4096 { errno = Int32(number) }
             case 2: attribution = Bytes.equal(text, "user") ? .user : .app
             case 3: if let named = DecisionBasis.named(text) { basis = named }
-            case 4: recordsAllActivity = Bytes.equal(text, "all")
+            case 4: records = Bytes.equal(text, "all") ? .all : Bytes.equal(text, "local") ? .local : .none
             default: break
             }
             field += 1
             start = index + 1
         }
     }
+
+    /// lnp-run's reply to `settings`: `ok`, the policy line, the program; nil otherwise
+    /// (`elsewhere`: the asker is not of lnp-run's own tree, or another lnp-run's nearer).
+    public static func fromReply(_ reply: UnsafeBufferPointer<UInt8>) -> Settings? {
+        var lines = InlineArray<3, Range<Int>>(repeating: 0..<0)
+        var count = 0
+        var start = 0
+        for index in 0...reply.count where count < 3 && (index == reply.count || reply[index] == UInt8(ascii: "\n")) {
+            lines[count] = start..<index
+            count += 1
+            start = index + 1
+        }
+        guard count == 3, Bytes.equal(UnsafeBufferPointer(rebasing: reply[lines[0]]), "ok") else { return nil }
+        var settings = Settings()
+        settings.readPolicy(UnsafeBufferPointer(rebasing: reply[lines[1]]))
+        settings.program = UnsafeBufferPointer(rebasing: reply[lines[2]].prefix(Int(LNP_PATH_CAPACITY) - 1))
+        return settings
+    }
 }
 
-/// The settings, kept in static storage: word 0 is the state (0 unread, 1 being read,
-/// 2 ready), word 1 packs decision, attribution, errno, ask mode, basis and scope, word 2 the
-/// audit path's length (0: none), word 3 the program's length, word 4 the ask socket's
-/// length. The paths live in their own static buffers. Word 5 is the answer lnp-run gave
-/// this process (see `Answers`).
+/// The settings of this process, kept in static storage once lnp-run has told them: word 0
+/// is the state (0 unread, 1 being fetched, 2 ready), word 1 packs decision, attribution,
+/// errno, ask mode, basis and record scope, word 3 the program's length (the program in its
+/// own static buffer), word 4 lnp-run's process id. Word 5 is the answer lnp-run gave this
+/// process (`Answers`), word 6 the process id `LNP_RUN` named when the library started, word 7
+/// how many records could not be sent (`AuditLog`), word 8 the process that registered with
+/// lnp-run (`registerIfForked`).
 ///
-/// One more word, read by every hot call, says whether a call to a destination known not to
-/// be local may pass untouched: 0 until the settings are read, and while all activity is
-/// recorded (`HotPath`).
+/// A process fetches them at its first call that needs them, not at start: most processes of
+/// a wrapped tree (a build's compilers) never touch the network, and pay nothing. Until then
+/// the hot path is closed (`PassWord`), so the first call that could be recorded takes the
+/// slow path, which fetches. A forked child keeps its parent's (the same program); an
+/// exec'd one fetches again.
 enum SettingsStore {
-    static let unread: UInt64 = 0, reading: UInt64 = 1, ready: UInt64 = 2
+    static let unread: UInt64 = 0, fetching: UInt64 = 1, ready: UInt64 = 2
 
-    /// The settings of this process. The first caller stores them; a caller that finds
-    /// another one mid-way (another thread, or a signal handler that interrupted it) parses
-    /// the environment for itself instead of waiting.
+    /// The settings of this process. The first caller fetches and stores them; a caller that
+    /// finds another one mid-way (another thread, or a signal handler that interrupted it)
+    /// fetches for itself instead of waiting.
     @inline(__always)
     static func current() -> Settings {
         let words = SharedWords(lnp_storage_settings())
@@ -190,42 +187,86 @@ enum SettingsStore {
         return load()
     }
 
+    @inline(never)
     static func load() -> Settings {
         let words = SharedWords(lnp_storage_settings())
-        guard words.compareExchange(0, expected: unread, desired: reading) else {
+        guard words.compareExchange(0, expected: unread, desired: fetching) else {
             if words.load(0) == ready { return decode(words) }
-            // Mid-way in another thread, or forever in a child forked from the middle of it: this
-            // caller parses for itself, and may still open the hot path (the value is the same).
-            let parsed = Settings.fromEnvironment()
-            storePassWord(for: parsed)
-            return parsed
+            // Another thread is fetching, or a parent forked in the middle of it: fetch for
+            // this call alone, into a small buffer (the program's path, which may not fit, is
+            // left out of this call's record).
+            var reply = InlineArray<256, UInt8>(repeating: 0)
+            var settings = withUnsafeMutableBytes(of: &reply) { fetch(into: $0) }
+            settings.program = UnsafeBufferPointer(start: nil, count: 0)
+            PassWord.setOpen(!settings.recordsAllActivity)
+            return settings
         }
-        let parsed = Settings.fromEnvironment(recordingProxies: true)
-        var auditLength = 0
-        if let path = parsed.auditPath {
-            auditLength = CString.length(path, limit: Int(LNP_PATH_CAPACITY) - 1)
-            copy(UnsafeBufferPointer(start: path, count: auditLength), to: lnp_storage_audit_path())
+        // The reply is received straight into the program's static buffer (no room for 4 KB
+        // on the stack of a hook, which may run in a signal handler), then the program's path
+        // is moved to its start.
+        let buffer = UnsafeMutableRawBufferPointer(start: lnp_storage_program(), count: Int(LNP_PATH_CAPACITY) - 1)
+        let settings = fetch(into: buffer)
+        let program = settings.program
+        if let start = program.baseAddress {
+            let offset = UnsafeRawPointer(start) - UnsafeRawPointer(buffer.baseAddress!)
+            for i in 0..<program.count { buffer[i] = buffer[offset + i] }
         }
-        copy(parsed.program, to: lnp_storage_program())
-        copy(parsed.askPath, to: lnp_storage_ask_path())
-        words.store(1, UInt64(parsed.decision.rawValue) | UInt64(parsed.attribution.rawValue) << 8
-            | UInt64(UInt16(truncatingIfNeeded: parsed.errno)) << 16 | UInt64(parsed.asking.rawValue) << 32
-            | UInt64(parsed.basis.rawValue) << 40 | UInt64(parsed.recordsAllActivity ? 1 : 0) << 48)
-        words.store(2, UInt64(auditLength))
-        words.store(3, UInt64(parsed.program.count))
-        words.store(4, UInt64(parsed.askPath.count))
+        buffer[program.count] = 0
+        words.store(1, UInt64(settings.decision.rawValue) | UInt64(settings.attribution.rawValue) << 8
+            | UInt64(UInt16(truncatingIfNeeded: settings.errno)) << 16 | UInt64(settings.asking.rawValue) << 32
+            | UInt64(settings.basis.rawValue) << 40 | UInt64(settings.records.rawValue) << 48)
+        words.store(3, UInt64(program.count))
+        words.store(4, UInt64(UInt32(bitPattern: settings.runPID)))
+        words.store(8, UInt64(UInt32(bitPattern: Sys.getpid())))  // registered with lnp-run by this request
         words.store(0, ready)
-        storePassWord(for: parsed)
-        return parsed
+        PassWord.setOpen(!settings.recordsAllActivity)
+        return decode(words)
     }
 
-    /// Opens the hot path to calls known not to be local, unless they are all recorded.
-    private static func storePassWord(for settings: Settings) {
-        let recordsNotLocal = settings.recordsAllActivity && settings.auditPath != nil
-        PassWord.setOpen(!recordsNotLocal)
+    /// Asks lnp-run — the one `LNP_RUN` names, else the nearest ancestor that answers; the
+    /// settings point into `reply`. Without an answer, `Settings.unreachable`.
+    private static func fetch(into reply: UnsafeMutableRawBufferPointer) -> Settings {
+        let hint = Int32(truncatingIfNeeded: SharedWords(lnp_storage_settings()).load(6))
+        if let found = ask(hint, reply) { return found }
+        // The hint is gone, stale or false: the nearest ancestor that is an lnp-run.
+        var pid = ProcessAncestry.parent(of: 0)
+        for _ in 0..<32 {
+            guard let candidate = pid, candidate > 1 else { break }
+            if candidate != hint, let found = ask(candidate, reply) { return found }
+            pid = ProcessAncestry.parent(of: candidate)
+        }
+        return Settings.unreachable
     }
 
-    private static func decode(_ words: SharedWords) -> Settings {
+    private static func ask(_ pid: Int32, _ reply: UnsafeMutableRawBufferPointer) -> Settings? {
+        let request: StaticString = "settings"
+        guard pid > 0,
+            let count = RunChannel.request(UnsafeRawBufferPointer(start: request.utf8Start, count: request.utf8CodeUnitCount),
+                                           to: pid, reply: reply),
+            var settings = Settings.fromReply(UnsafeBufferPointer(start: reply.baseAddress!.assumingMemoryBound(to: UInt8.self),
+                                                                 count: count))
+        else { return nil }
+        settings.runPID = pid
+        return settings
+    }
+
+    /// lnp-run takes records from the processes it knows: each one registers, while it lives,
+    /// by asking for its settings. A forked child inherits them without asking, so before its
+    /// first record it asks once (the reply is the same).
+    static func registerIfForked(with runPID: Int32) {
+        let words = SharedWords(lnp_storage_settings())
+        let pid = UInt64(UInt32(bitPattern: Sys.getpid()))
+        guard words.load(8) != pid else { return }
+        var reply = InlineArray<64, UInt8>(repeating: 0)
+        withUnsafeMutableBytes(of: &reply) { raw in
+            let request: StaticString = "settings"
+            _ = RunChannel.request(UnsafeRawBufferPointer(start: request.utf8Start, count: request.utf8CodeUnitCount),
+                                   to: runPID, reply: raw)
+        }
+        words.store(8, pid)
+    }
+
+    static func decode(_ words: SharedWords) -> Settings {
         let packed = words.load(1)
         var settings = Settings()
         settings.decision = Decision(rawValue: UInt8(truncatingIfNeeded: packed)) ?? .deny
@@ -233,11 +274,27 @@ enum SettingsStore {
         settings.errno = Int32(UInt16(truncatingIfNeeded: packed >> 16))
         settings.asking = AskMode(rawValue: UInt8(truncatingIfNeeded: packed >> 32)) ?? .never
         settings.basis = DecisionBasis(rawValue: UInt8(truncatingIfNeeded: packed >> 40)) ?? .runOption
-        settings.recordsAllActivity = packed >> 48 & 1 != 0
-        if words.load(2) > 0 { settings.auditPath = UnsafePointer(lnp_storage_audit_path()) }
+        settings.records = RecordScope(rawValue: UInt8(truncatingIfNeeded: packed >> 48)) ?? .none
         settings.program = UnsafeBufferPointer(start: lnp_storage_program(), count: Int(words.load(3)))
-        settings.askPath = UnsafeBufferPointer(start: lnp_storage_ask_path(), count: Int(words.load(4)))
+        settings.runPID = Int32(truncatingIfNeeded: words.load(4))
         return settings
+    }
+
+    /// When the library starts: which lnp-run the environment names (`LNP_RUN=PID`), and the
+    /// proxies the environment names (`ProxyAddresses`), in one pass — every process of a
+    /// wrapped tree pays for this walk.
+    static func readEnvironment() {
+        var hint: Int32 = 0
+        Environment.forEachEntry { entry in
+            if Environment.mayBeLNP(entry) {
+                if let value = Environment.value(of: entry, ifNamed: "LNP_RUN"), let pid = Bytes.parseDecimal(value) {
+                    hint = Int32(pid)
+                }
+            } else if let value = Environment.proxyValue(entry) {
+                ProxyAddresses.record(host: ProxyURL.host(in: value))
+            }
+        }
+        SharedWords(lnp_storage_settings()).store(6, UInt64(UInt32(bitPattern: hint)))
     }
 
     private static func copy(_ bytes: UnsafeBufferPointer<UInt8>, to destination: UnsafeMutablePointer<UInt8>) {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import CGNUExtensions
+import LNPCoreHost
 import LNPStore
 import LNPTools
 
@@ -136,12 +137,9 @@ struct LNPRun: ParsableCommand {
                 + "install lnp elsewhere (scripts/install PREFIX)")
         }
         if auditAll && audit == nil { throw Failure("--audit-all needs --audit FILE (or --audit syslog)") }
-        if summary && audit == AuditFile.syslog {
-            throw Failure("--summary reads the run's records back: use it with --audit FILE, or without --audit")
-        }
-        var auditPath = try audit.map { path throws(Failure) in try AuditFile.prepare(path) }
-        let summarySource = summary ? try RunSummarySource.prepare(auditPath: auditPath) : nil
-        if let summarySource { auditPath = summarySource.path }
+        // Before the program runs, so that a mistake is reported rather than lost afterwards.
+        let destination = try audit.map { path throws(Failure) in try AuditDestination.open(path) }
+        let server = try RunServer.start()
 
         let observability = Observability.examine(program, preload: try? ELFFile.read(path: preload))
         if !observability.isObservable {
@@ -154,21 +152,26 @@ struct LNPRun: ParsableCommand {
             denyWhileAsking: denyWhileAsking)
         launch.warnings.forEach(Diagnostics.warning)
 
+        let ownRecords: RecordScope = audit == nil && !summary ? .none : auditAll ? .all : .local
+        let enclosing = EnclosingRun.find(hint: ProgramLocator.environmentValue("LNP_RUN"))
         var settings = LaunchSettings(
             preload: preload, program: identity.path, decision: launch.policy, errno: errno,
-            attribution: attribution.rawValue, auditPath: auditPath, auditsAllActivity: auditAll, basis: launch.basis)
+            attribution: attribution.rawValue, records: ownRecords, basis: launch.basis)
+        var asksUp = false
+        if let enclosing {
+            let narrowed = enclosing.narrow(&settings)
+            asksUp = narrowed.asksUp
+            narrowed.note.map(Diagnostics.warning)
+            // The enclosing run's audit must see this tree's operations too.
+            if enclosing.records.rawValue > settings.records.rawValue { settings.records = enclosing.records }
+        }
+        let records = RunRecords(
+            destination: destination, scope: ownRecords, summarising: summary,
+            upstream: enclosing.flatMap { $0.records == .none ? nil : $0.pid })
         var asking: Supervisor.Asking? = nil
         if launch.asks {
-            let server: AskServer
-            do {
-                server = try AskServer.start()
-            } catch {
-                summarySource?.discard()
-                throw error
-            }
-            settings.askPath = server.path
             asking = Supervisor.Asking(
-                server: server, program: identity.path,
+                program: identity.path,
                 usage: usageDescription ?? ProgramLocator.environmentValue("LNP_USAGE_DESCRIPTION") ?? "",
                 timeoutSeconds: promptTimeout,
                 remember: { allow in LaunchDecision.remember(allow, for: identity) },
@@ -178,27 +181,25 @@ struct LNPRun: ParsableCommand {
 
         _ = lnp_become_subreaper()
         Spawn.keepDescriptorForThePreload()
-        let environment = settings.environment(from: ProcessEnvironment.current())
+        let environment = settings.environment(from: ProcessEnvironment.current(), runPID: getpid())
         let child: pid_t
         switch Spawn.start(path: program, arguments: arguments, environment: environment, signals: signals) {
         case .success(let pid): child = pid
         case .failure(let spawnFailure):
             let failure = spawnFailure.errno
-            asking?.server.stop()
-            summarySource?.discard()
+            server.stop()
             throw Failure("cannot execute \(program): \(ErrnoName.description(of: failure))",
                           status: failure == ENOENT ? ExitStatus.notFound : ExitStatus.notExecutable)
         }
         Spawn.raiseDescriptorLimit()
         if launch.needsMarkingUsed { LaunchDecision.markUsed(identity) }
-        let status = Supervisor(child: child, signals: signals, asking: asking).run()
-        if let summarySource {
-            var lines = summarySource.lines(program: identity.path)
-            if !observability.isObservable {
-                lines.append("lnp: \(program) itself was not observed (\(observability.summary)); only what its children did is counted")
-            }
-            lines.forEach(Diagnostics.summary)
-        }
+        let status = Supervisor(
+            child: child, signals: signals, server: server, tree: ProcessTree(), records: records, settings: settings,
+            asking: asking, upstream: asksUp ? enclosing?.pid : nil
+        ).run()
+        records.finish()
+        server.stop()
+        RunReport(records: records, program: program, observability: observability, summary: summary).lines.forEach(Diagnostics.summary)
         Spawn.exit(mirroring: status)
     }
 }

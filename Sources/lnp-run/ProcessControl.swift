@@ -51,37 +51,14 @@ struct SignalIntake {
 enum SignalOrigin {
     /// Whether a signal is lnp-run's to pass on: sent by a process (not the terminal, which
     /// signals the program's whole process group itself), and not by the program or one of
-    /// its descendants (a `kill(0, …)` reaches the program already).
+    /// its descendants (a `kill(0, …)` reaches the program already), nor caused by lnp-run
+    /// itself (SIGXFSZ when its own write of the audit meets the file size limit).
     static func shouldForward(_ info: signalfd_siginfo) -> Bool {
         if Int32(info.ssi_signo) == SIGCHLD { return false }
         let code = info.ssi_code
         guard code == SI_USER || code == SI_QUEUE || code == SI_TKILL else { return false }
-        return !isDescendant(pid_t(info.ssi_pid))
-    }
-
-    /// Whether `pid` descends from lnp-run, by its parents in /proc.
-    static func isDescendant(_ pid: pid_t) -> Bool {
-        let me = getpid()
-        var current = pid
-        for _ in 0..<64 {
-            guard current > 1 else { return false }
-            guard let parent = parent(of: current) else { return false }
-            if parent == me { return true }
-            current = parent
-        }
-        return false
-    }
-
-    private static func parent(of pid: pid_t) -> pid_t? {
-        guard let file = fopen("/proc/\(pid)/stat", "re") else { return nil }
-        defer { fclose(file) }
-        var buffer = [CChar](repeating: 0, count: 512)
-        guard fgets(&buffer, Int32(buffer.count), file) != nil else { return nil }
-        let line = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        // "pid (comm) state ppid …": comm may hold spaces and parentheses; the last ")" ends it.
-        guard let close = line.lastIndex(of: ")") else { return nil }
-        let fields = line[line.index(after: close)...].split(separator: " ")
-        return fields.count > 1 ? pid_t(fields[1]) : nil
+        let sender = pid_t(info.ssi_pid)
+        return sender != getpid() && !ProcessTree.isDescendant(sender)
     }
 }
 

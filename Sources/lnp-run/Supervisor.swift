@@ -6,12 +6,12 @@ import Glibc
 #endif
 
 /// lnp-run as the program's parent: a subreaper (orphans of the program stay in its tree and
-/// keep asking it), passing signals on, answering the preload's asks with one prompt, and
-/// ending with the program's status.
+/// can still reach it), passing signals on, answering its tree's requests (`RunServer`) —
+/// settings, and asks with one prompt — taking in its records (`RunRecords`), and ending with
+/// the program's status.
 final class Supervisor {
-    /// What the prompt needs to know, and how an answer is remembered.
+    /// The prompt, while the program is undetermined; and how an answer is remembered.
     struct Asking {
-        var server: AskServer
         var program: String
         var usage: String
         var timeoutSeconds: Int
@@ -23,43 +23,66 @@ final class Supervisor {
 
     private let child: pid_t
     private let signals: SignalIntake
+    private let server: RunServer
+    private let tree: ProcessTree
+    private let records: RunRecords
+    private let settings: LaunchSettings
     private let asking: Asking?
+    /// The enclosing lnp-run, when what this run would allow is asked there too.
+    private let upstream: pid_t?
     private var state = AskingState()
     private var terminal: Terminal?
     private var reader = AnswerReader()
     private var deadline: Double = 0
-    /// Connections whose ask has not arrived yet.
+    /// Connections whose request has not arrived yet.
     private var arriving: [Int32] = []
-    /// Askers waiting for the person's answer.
-    private var holders: [Int32] = []
+    /// Asks waiting for the person's answer, with what they ask.
+    private var holders: [(client: Int32, request: AskRequestText)] = []
+    /// Asks passed up to the enclosing lnp-run: the connection there, and who waits here.
+    private var passedUp: [(upward: Int32, client: Int32)] = []
+    /// The enclosing lnp-run's final answer, once its person has given it.
+    private var upstreamAnswer: Answer? = nil
 
-    init(child: pid_t, signals: SignalIntake, asking: Asking?) {
+    init(child: pid_t, signals: SignalIntake, server: RunServer, tree: ProcessTree, records: RunRecords,
+         settings: LaunchSettings, asking: Asking?, upstream: pid_t?) {
         self.child = child
         self.signals = signals
+        self.server = server
+        self.tree = tree
+        self.records = records
+        self.settings = settings
         self.asking = asking
+        self.upstream = upstream
     }
 
     /// Runs until the program ends; returns its wait status.
     func run() -> Int32 {
         while true {
-            var fds = [pollfd(fd: signals.fd, events: Int16(POLLIN), revents: 0)]
-            if let asking { fds.append(pollfd(fd: asking.server.fd, events: Int16(POLLIN), revents: 0)) }
+            var fds = [pollfd(fd: signals.fd, events: Int16(POLLIN), revents: 0),
+                       pollfd(fd: server.requests, events: Int16(POLLIN), revents: 0),
+                       pollfd(fd: server.records, events: Int16(POLLIN), revents: 0)]
+            if let destination = records.destination, destination.waitsToWrite {
+                fds.append(pollfd(fd: destination.fd, events: Int16(POLLOUT), revents: 0))
+            }
             for client in arriving { fds.append(pollfd(fd: client, events: Int16(POLLIN), revents: 0)) }
+            for pending in passedUp { fds.append(pollfd(fd: pending.upward, events: Int16(POLLIN), revents: 0)) }
             if let terminal { fds.append(pollfd(fd: terminal.fd, events: Int16(POLLIN), revents: 0)) }
             let ready = poll(&fds, nfds_t(fds.count), timeoutMilliseconds())
             if ready < 0 && errno != EINTR { break }
             let terminalEvents = terminal != nil ? fds[fds.count - 1].revents : 0
 
+            takeRecords()
+            if records.destination?.waitsToWrite == true { records.flush() }
             if let status = handleSignals() {
+                takeRecords()  // those sent just before the program ended
                 finishAsking()
                 return status
             }
-            if asking != nil {
-                acceptAsks()
-                readArrivingAsks()
-                if terminalEvents != 0 { readAnswer() }
-                checkDeadline()
-            }
+            acceptRequests()
+            readArrivingRequests()
+            readUpstreamAnswers()
+            if terminalEvents != 0 { readAnswer() }
+            checkDeadline()
         }
         // poll failed: answer whoever waits, and wait for the program plainly.
         finishAsking()
@@ -98,17 +121,20 @@ final class Supervisor {
         return Int32(max(0, min(Double(Int32.max), (deadline - Self.now()) * 1000)))
     }
 
-    // MARK: Asks
-
-    private func acceptAsks() {
-        guard let asking else { return }
-        while let client = asking.server.accept() { arriving.append(client) }
+    private func takeRecords() {
+        while let record = server.receive() { records.receive(record, from: tree) }
     }
 
-    private func readArrivingAsks() {
+    // MARK: Requests
+
+    private func acceptRequests() {
+        while let client = server.accept() { arriving.append(client) }
+    }
+
+    private func readArrivingRequests() {
         var stillArriving: [Int32] = []
         for client in arriving {
-            switch AskServer.readRequest(client) {
+            switch RunServer.readRequest(client) {
             case nil: stillArriving.append(client)
             case .failure: close(client)
             case .success(let request): handle(request, from: client)
@@ -117,8 +143,41 @@ final class Supervisor {
         arriving = stillArriving
     }
 
+    private func handle(_ request: RunRequest, from client: Int32) {
+        let sender = RunServer.sender(of: client)
+        switch request {
+        case .settings:
+            RunServer.reply(client, tree.owns(sender) ? currentSettings.reply : Array("elsewhere".utf8))
+        case .nested:
+            RunServer.reply(client, tree.registerNested(sender) ? currentSettings.reply : Array("elsewhere".utf8))
+        case .ask(let ask):
+            guard tree.owns(sender) else { return RunServer.reply(client, Answer.unreachable) }
+            handle(ask, from: client)
+        }
+    }
+
+    /// The settings as they stand now: once the person has answered (here, or in the
+    /// enclosing run), a process that starts later need not ask.
+    private var currentSettings: LaunchSettings {
+        var current = settings
+        switch state.phase {
+        case .decided(allow: false): current.decide(.deny, .answered)
+        case .decided(allow: true) where upstream == nil: current.decide(.allow, .answered)
+        case .refusing(let basis): current.decide(.deny, basis)
+        default: break
+        }
+        // Allowed here: the enclosing run's final answer, once its person has given it.
+        if let upstreamAnswer, current.decision != .deny { current.decide(upstreamAnswer.decision, upstreamAnswer.basis) }
+        return current
+    }
+
     private func handle(_ request: AskRequestText, from client: Int32) {
-        guard let asking else { return }
+        guard let asking else {
+            // Decided here: a denial stands; what this run allows, the enclosing run may not.
+            if settings.decision == .deny { return RunServer.reply(client, Answer(decision: .deny, basis: settings.basis, isFinal: true)) }
+            if upstream == nil { return RunServer.reply(client, Answer(decision: .allow, basis: settings.basis, isFinal: true)) }
+            return passUp(request, from: client)
+        }
         if state.action(forAskHolding: request.holding) == .startPrompt {
             if let opened = Terminal.open() {
                 terminal = opened
@@ -134,11 +193,67 @@ final class Supervisor {
             }
         }
         switch state.action(forAskHolding: request.holding) {
-        case .hold: holders.append(client)
-        case .reply(let reply): AskServer.reply(client, reply)
-        case .startPrompt: AskServer.reply(client, AskingState.denied(.noTerminal))
+        case .hold: holders.append((client, request))
+        case .reply(let reply): answer(client, request, reply)
+        case .startPrompt: RunServer.reply(client, AskingState.denied(.noTerminal))
         }
     }
+
+    /// This run's answer to one ask: an allowance goes up to the enclosing run, if any.
+    private func answer(_ client: Int32, _ request: AskRequestText, _ reply: Answer) {
+        if reply.decision == .allow && upstream != nil { return passUp(request, from: client) }
+        RunServer.reply(client, reply)
+    }
+
+    // MARK: The enclosing run
+
+    private func passUp(_ request: AskRequestText, from client: Int32) {
+        if let upstreamAnswer { return RunServer.reply(client, upstreamAnswer) }
+        guard let upstream, let upward = Self.connect(to: upstream) else {
+            return RunServer.reply(client, Answer.unreachable)
+        }
+        let text = Array("\(request.holding ? "hold" : "now") \(request.pid)\n\(request.description)\n\(request.usage)".utf8)
+        guard text.withUnsafeBytes({ send(upward, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) == text.count else {
+            close(upward)
+            return RunServer.reply(client, Answer.unreachable)
+        }
+        passedUp.append((upward, client))
+    }
+
+    private func readUpstreamAnswers() {
+        var waiting: [(upward: Int32, client: Int32)] = []
+        for pending in passedUp {
+            var reply = [UInt8](repeating: 0, count: 4)
+            let count = reply.withUnsafeMutableBytes { recv(pending.upward, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+            if count < 0 && (errno == EAGAIN || errno == EINTR) {
+                waiting.append(pending)
+                continue
+            }
+            close(pending.upward)
+            let answer = count > 0 ? reply[0..<count].withUnsafeBytes { Answer.parse($0) } ?? .unreachable : .unreachable
+            if answer.isFinal { upstreamAnswer = answer }
+            RunServer.reply(pending.client, answer)
+        }
+        passedUp = waiting
+    }
+
+    /// A connection to the enclosing lnp-run's request socket (checked to be that process).
+    private static func connect(to pid: pid_t) -> Int32? {
+        let fd = socket(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { return nil }
+        var address = [UInt8](repeating: 0, count: 112)
+        let length = address.withUnsafeMutableBytes { RunChannel.address(of: Int32(pid), records: false, into: $0) }
+        let connected = address.withUnsafeBytes {
+            Glibc.connect(fd, $0.baseAddress!.assumingMemoryBound(to: sockaddr.self), socklen_t(length))
+        }
+        guard connected == 0, lnp_peer_pid(fd) == pid else {
+            close(fd)
+            return nil
+        }
+        return fd
+    }
+
+    // MARK: The prompt
 
     private func readAnswer() {
         guard let terminal, let asking else { return }
@@ -178,7 +293,7 @@ final class Supervisor {
     }
 
     private func answerHolders(_ reply: Answer) {
-        for client in holders { AskServer.reply(client, reply) }
+        for holder in holders { answer(holder.client, holder.request, reply) }
         holders = []
     }
 
@@ -187,14 +302,14 @@ final class Supervisor {
         terminal = nil
     }
 
-    /// The program ended: a prompt still up is withdrawn, and the socket removed.
+    /// The program ended: a prompt still up is withdrawn, and whoever waits is let go.
     private func finishAsking() {
         if let terminal {
             terminal.say("\r\n(the program ended; nothing decided)\r\n")
             closeTerminal()
         }
-        for client in holders + arriving { close(client) }
-        asking?.server.stop()
+        for client in holders.map(\.client) + arriving + passedUp.map(\.client) { close(client) }
+        for pending in passedUp { close(pending.upward) }
     }
 
     private static func now() -> Double {

@@ -23,7 +23,7 @@ def test_program_is_looked_up_in_path(build, workdir):
     bin_dir = workdir / "path-bin"
     bin_dir.mkdir(exist_ok=True)
     tool = bin_dir / "lnp-test-tool"
-    tool.write_text("#!/bin/sh\necho \"ran $LNP_PROGRAM\"\n")
+    tool.write_text("#!/bin/sh\necho \"ran $0\"\n")
     tool.chmod(0o755)
     env = dict(os.environ, PATH=f"{bin_dir}:/usr/bin:/bin")
     result = lnp_run(build, "--deny", "--", "lnp-test-tool", env=env)
@@ -68,12 +68,14 @@ def test_help(build):
 
 
 def test_preload_is_first_in_ld_preload_once_and_others_kept(build):
+    """The environment says which lnp-run to ask, and nothing else of lnp's: whatever an
+    earlier run or a program left there is removed."""
     env = dict(os.environ, LD_PRELOAD=f"/usr/lib/x86_64-linux-gnu/libc_malloc_debug.so.0:{build.liblnp}",
-               LNP_AUDIT="/tmp/stale.jsonl", LNP_POLICY="allow,1,user")
-    result = lnp_run(build, "--deny", "--", "sh", "-c", "echo $LD_PRELOAD; env | grep ^LNP_ | sort", env=env)
+               LNP_AUDIT="/tmp/stale.jsonl", LNP_POLICY="allow,1,user", LNP_RUN="1")
+    result = lnp_run(build, "--deny", "--", "sh", "-c", "echo $LD_PRELOAD; env | grep ^LNP_ | sort; echo $PPID", env=env)
     lines = result.stdout.splitlines()
     assert lines[0] == f"{build.liblnp.resolve()}:/usr/lib/x86_64-linux-gnu/libc_malloc_debug.so.0"
-    assert lines[1:] == ["LNP_POLICY=deny,113,app,run-option,local", "LNP_PROGRAM=/usr/bin/sh"]
+    assert lines[1:] == [f"LNP_RUN={lines[2]}", lines[2]], "LNP_RUN names lnp-run, the program's parent"
 
 
 def test_preload_is_found_beside_lnp_run_or_in_lib_lnp_never_in_the_current_directory(build, workdir):

@@ -22,11 +22,12 @@ def test_malformed_calls_get_the_kernels_own_errors(lan, fixtures, address, poli
 
 
 def test_hooks_work_before_the_librarys_constructor(lan, fixtures, audit):
-    """libearly's constructor runs before liblnp's (it comes later in LD_PRELOAD)."""
-    result = lan.client(["env", f"LD_PRELOAD={lan.build.liblnp}:{fixtures.early}", "LNP_POLICY=deny",
-                         f"LNP_AUDIT={audit.path}", "EARLY_TARGET=10.77.0.2", "true"])
+    """libearly's constructor runs before liblnp's (it comes later in LD_PRELOAD): the call
+    comes before lnp has read which lnp-run to ask, and finds it among its ancestors."""
+    result = lan.lnp_run(["--deny", "--audit", str(audit.path)],
+                         ["env", f"LD_PRELOAD={lan.build.liblnp}:{fixtures.early}", "EARLY_TARGET=10.77.0.2", "true"])
     assert json_lines(result.stdout) == [{"call": "early-connect", "result": -1, "errno": "EHOSTUNREACH"}]
-    assert len(audit.records()) == 1
+    assert [(r["op"], r["because"]) for r in audit.records()] == [("connect", "run-option")]
 
 
 def test_a_connect_in_a_signal_handler(lan, fixtures):

@@ -8,6 +8,7 @@
 struct lnp_mmsghdr;
 
 void lnp_core_start(void);
+void lnp_core_finish(void);
 
 // Whole calls: decided, then passed on to the next definition or failed with the errno.
 // connect and sendto take lnp's copy of the address (never NULL): the hooks pass what was

@@ -35,6 +35,7 @@ enum {
     LNP_SYS_PRCTL = SYS_prctl,
     LNP_SYS_CONNECT = SYS_connect,
     LNP_SYS_PPOLL = SYS_ppoll,
+    LNP_SYS_GETPPID = SYS_getppid,
 };
 
 enum { LNP_PR_GET_TSC = 25, LNP_PR_TSC_ENABLE = 1 };
@@ -43,7 +44,7 @@ enum {
     LNP_EINVAL = EINVAL, LNP_EHOSTUNREACH = EHOSTUNREACH, LNP_ENOMEM = ENOMEM, LNP_ENAMETOOLONG = ENAMETOOLONG,
     LNP_EMFILE = EMFILE, LNP_EINTR = EINTR, LNP_EISCONN = EISCONN, LNP_EAGAIN = EAGAIN,
     LNP_ENFILE = ENFILE, LNP_ENOBUFS = ENOBUFS, LNP_EACCES = EACCES, LNP_EPERM = EPERM,
-    LNP_EAFNOSUPPORT = EAFNOSUPPORT, LNP_EIO = EIO,
+    LNP_EAFNOSUPPORT = EAFNOSUPPORT, LNP_EIO = EIO, LNP_ECONNREFUSED = ECONNREFUSED,
 };
 
 enum { LNP_POLLOUT = 0x004 };  // <poll.h>'s POLLOUT, the same on every Linux architecture
@@ -52,7 +53,7 @@ enum {
     LNP_AF_UNSPEC = AF_UNSPEC, LNP_AF_INET = AF_INET, LNP_AF_INET6 = AF_INET6, LNP_AF_NETLINK = AF_NETLINK, LNP_AF_UNIX = AF_UNIX,
     LNP_SOCK_STREAM = SOCK_STREAM, LNP_SOCK_DGRAM = SOCK_DGRAM, LNP_SOCK_RAW = SOCK_RAW,
     LNP_SOCK_SEQPACKET = SOCK_SEQPACKET, LNP_SOCK_CLOEXEC = SOCK_CLOEXEC,
-    LNP_SOL_SOCKET = SOL_SOCKET, LNP_SO_PEERNAME = SO_PEERNAME, LNP_SO_TYPE = SO_TYPE, LNP_SO_PROTOCOL = SO_PROTOCOL, LNP_SO_COOKIE = SO_COOKIE, LNP_SO_DOMAIN = SO_DOMAIN,
+    LNP_SOL_SOCKET = SOL_SOCKET, LNP_SO_PEERNAME = SO_PEERNAME, LNP_SO_PEERCRED = SO_PEERCRED, LNP_SO_TYPE = SO_TYPE, LNP_SO_PROTOCOL = SO_PROTOCOL, LNP_SO_COOKIE = SO_COOKIE, LNP_SO_DOMAIN = SO_DOMAIN,
     LNP_MSG_FASTOPEN = MSG_FASTOPEN, LNP_MSG_DONTWAIT = MSG_DONTWAIT, LNP_MSG_NOSIGNAL = MSG_NOSIGNAL,
     LNP_IPPROTO_IP = IPPROTO_IP, LNP_IPPROTO_IPV6 = IPPROTO_IPV6, LNP_IPPROTO_UDPLITE = IPPROTO_UDPLITE, LNP_IPPROTO_ICMP = IPPROTO_ICMP,
     LNP_IPPROTO_ICMPV6 = IPPROTO_ICMPV6, LNP_IPPROTO_SCTP = IPPROTO_SCTP, LNP_IPPROTO_MPTCP = 262,
@@ -171,9 +172,8 @@ static inline int lnp_install_pointer(void **p, void *desired) {
 // --- The core's storage: static, zero before anything runs --------------------------------
 
 enum {
-    LNP_SETTINGS_WORDS = 8,
+    LNP_SETTINGS_WORDS = 9,
     LNP_PATH_CAPACITY = 4096,
-    LNP_SOCKET_PATH_CAPACITY = 108,
     LNP_ROUTE_CACHE_ENTRIES = 256,
     LNP_ROUTE_CACHE_WORDS = 12,
     LNP_EXEMPT_WORDS = 64,
@@ -197,9 +197,7 @@ static inline uint64_t *lnp_storage_clock(void) { return &lnp_clock_word; }
 static inline uint64_t *lnp_storage_pass_not_local(void) { return &lnp_pass_not_local_word; }
 
 uint64_t *lnp_storage_settings(void);
-unsigned char *lnp_storage_audit_path(void);
 unsigned char *lnp_storage_program(void);
-unsigned char *lnp_storage_ask_path(void);
 uint64_t *lnp_storage_dns_servers(void);
 uint64_t *lnp_storage_proxies(void);
 uint64_t *lnp_storage_proxy_names(void);

@@ -1,0 +1,127 @@
+import LNPSys
+
+/// The channel to lnp-run, the process that started this program's tree: where a process
+/// fetches its settings, asks while its program is undetermined, and sends its records — not
+/// the environment, which any descendant can rewrite or empty.
+///
+/// lnp-run listens on two abstract sockets named for its process id: `lnp-run/PID`
+/// (SOCK_SEQPACKET: one request and its reply per connection) and `lnp-run/PID/records`
+/// (SOCK_DGRAM: one record per datagram, with the sender's credentials, which the kernel
+/// fills in). lnp-run answers only the processes of its own tree, which it checks in /proc;
+/// a process checks in turn that the listener is that process (SO_PEERCRED). Every
+/// descriptor lives for the call.
+public enum RunChannel {
+    /// `sockaddr_un` for `\0lnp-run/PID` (with `/records`) into `buffer` (≥ 110 bytes); its length.
+    public static func address(of pid: Int32, records: Bool, into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        var writer = ByteWriter(UnsafeMutableRawBufferPointer(rebasing: buffer[3...]))
+        writer.append("lnp-run/")
+        writer.appendDecimal(Int64(pid))
+        if records { writer.append("/records") }
+        buffer[0] = UInt8(LNP_AF_UNIX)
+        buffer[1] = 0
+        buffer[2] = 0  // the abstract namespace: a name, not a path
+        return 3 + writer.count
+    }
+
+    /// One request on a connection to lnp-run `pid`: the reply's length, or nil when lnp-run
+    /// cannot be reached, or another process listens under its name. A held ask waits here
+    /// for the person's answer.
+    public static func request(_ message: UnsafeRawBufferPointer, to pid: Int32, reply: UnsafeMutableRawBufferPointer) -> Int? {
+        guard pid > 0, case .success(let fd) = openSocket(Int32(LNP_SOCK_SEQPACKET)) else { return nil }
+        defer { Sys.close(fd) }
+        guard connect(fd, to: pid, records: false), peerIs(pid, fd) else { return nil }
+        guard case .success = Sys.retryingInterrupted({
+            Sys.call(Int(LNP_SYS_SENDTO), Int(fd), Int(bitPattern: message.baseAddress), message.count, Int(LNP_MSG_NOSIGNAL))
+        }) else { return nil }
+        guard case .success(let count) = Sys.retryingInterrupted({
+            Sys.call(Int(LNP_SYS_RECVFROM), Int(fd), Int(bitPattern: reply.baseAddress), reply.count)
+        }) else { return nil }
+        return count
+    }
+
+    /// Sends one record to lnp-run `pid`. A full queue (lnp-run busy with many records at
+    /// once) is waited on for up to a second; whether the record went.
+    public static func sendRecord(_ datagram: UnsafeRawBufferPointer, to pid: Int32) -> Bool {
+        guard pid > 0, case .success(let fd) = openSocket(Int32(LNP_SOCK_DGRAM)) else { return false }
+        defer { Sys.close(fd) }
+        guard connect(fd, to: pid, records: true) else { return false }
+        for _ in 0..<10 {
+            let sent = Sys.call(Int(LNP_SYS_SENDTO), Int(fd), Int(bitPattern: datagram.baseAddress), datagram.count,
+                                Int(LNP_MSG_NOSIGNAL | LNP_MSG_DONTWAIT))
+            if case .success = sent { return true }
+            guard case .failure(let error) = sent, error.rawValue == Int32(LNP_EAGAIN) || error.rawValue == Int32(LNP_EINTR)
+            else { return false }
+            waitForRoom(fd)  // connected, so poll reports room in lnp-run's queue
+        }
+        return false
+    }
+
+    private static func openSocket(_ type: Int32) -> Result<Int32, Errno> {
+        Sys.openingPastTheLimit {
+            Sys.call(Int(LNP_SYS_SOCKET), Int(LNP_AF_UNIX), Int(type | Int32(LNP_SOCK_CLOEXEC)), 0)
+                .map { Int32(truncatingIfNeeded: $0) }
+        }
+    }
+
+    private static func connect(_ fd: Int32, to pid: Int32, records: Bool) -> Bool {
+        var address = InlineArray<112, UInt8>(repeating: 0)
+        return withUnsafeMutableBytes(of: &address) { raw in
+            let length = RunChannel.address(of: pid, records: records, into: raw)
+            let connected = Sys.retryingInterrupted {
+                Sys.call(Int(LNP_SYS_CONNECT), Int(fd), Int(bitPattern: raw.baseAddress), length)
+            }
+            // (EISCONN: a connect interrupted by a signal went on to complete)
+            if case .failure(let error) = connected, error.rawValue != Int32(LNP_EISCONN) { return false }
+            return true
+        }
+    }
+
+    /// Whether the process listening at the other end is `pid` (struct ucred: pid first).
+    private static func peerIs(_ pid: Int32, _ fd: Int32) -> Bool {
+        var credentials = InlineArray<3, Int32>(repeating: 0)
+        return withUnsafeMutableBytes(of: &credentials) { raw in
+            guard case .success = Sys.socketOption(fd, level: Int32(LNP_SOL_SOCKET), Int32(LNP_SO_PEERCRED), into: raw) else {
+                return false
+            }
+            return raw.load(as: Int32.self) == pid
+        }
+    }
+
+    private static func waitForRoom(_ fd: Int32) {
+        var pollfd = InlineArray<8, UInt8>(repeating: 0)  // int fd; short events; short revents
+        var timeout = InlineArray<2, Int64>(repeating: 0)  // struct timespec: 100 ms
+        timeout[1] = 100_000_000
+        withUnsafeMutableBytes(of: &pollfd) { poll in
+            poll.storeBytes(of: fd, toByteOffset: 0, as: Int32.self)
+            poll.storeBytes(of: Int16(LNP_POLLOUT), toByteOffset: 4, as: Int16.self)
+            withUnsafeMutableBytes(of: &timeout) { time in
+                _ = Sys.call(Int(LNP_SYS_PPOLL), Int(bitPattern: poll.baseAddress), 1, Int(bitPattern: time.baseAddress), 0, 8)
+            }
+        }
+    }
+}
+
+/// A record as sent to lnp-run: `lnp1`, how many records this process could not send since
+/// the last one that went (a little-endian UInt32), its system-log severity, three bytes of
+/// padding; then the record's JSON, without a newline (none at all for a datagram that only
+/// reports records lost).
+public enum RecordDatagram {
+    public static let headerSize = 12
+    public static let magic: (UInt8, UInt8, UInt8, UInt8) = (0x6c, 0x6e, 0x70, 0x31)  // "lnp1"
+
+    public static func writeHeader(lost: UInt32, severity: UInt8, into buffer: UnsafeMutableRawBufferPointer) {
+        buffer[0] = magic.0
+        buffer[1] = magic.1
+        buffer[2] = magic.2
+        buffer[3] = magic.3
+        buffer.storeBytes(of: lost.littleEndian, toByteOffset: 4, as: UInt32.self)
+        buffer[8] = severity
+        buffer[9] = 0
+        buffer[10] = 0
+        buffer[11] = 0
+    }
+
+    /// The system log's severity for a record: warning when denied, notice when allowed,
+    /// info for activity off the local network.
+    static func severity(of record: AuditRecord) -> UInt8 { !record.verdict.isLocal ? 6 : record.decision == .allow ? 5 : 4 }
+}

@@ -1,0 +1,1 @@
+../LNPCore/ProcessAncestry.swift

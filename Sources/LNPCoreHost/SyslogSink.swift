@@ -1,1 +1,0 @@
-../LNPCore/SyslogSink.swift

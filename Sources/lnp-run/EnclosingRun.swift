@@ -1,0 +1,70 @@
+import LNPCoreHost
+import LNPTools
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The lnp-run this one runs under, if any: `lnp-run --deny -- make`, whose Makefile runs
+/// `lnp-run --allow -- tool`. A nested lnp-run only narrows: it registers with the enclosing
+/// one (which checks it is its own process, running the same lnp-run), takes the enclosing
+/// one's decision for it as a bound, passes its records up, and lets the enclosing one answer
+/// what it would allow. Found as the preload finds lnp-run: the one `LNP_RUN` names, else the
+/// nearest ancestor that answers.
+struct EnclosingRun {
+    var pid: pid_t
+    /// The enclosing run's settings for this process (a process of its tree).
+    var decision: Decision
+    var asking: AskMode
+    var basis: DecisionBasis
+    var errno: Int32
+    var records: RecordScope
+
+    static func find(hint: String?) -> EnclosingRun? {
+        var candidates: [pid_t] = []
+        if let hint, let pid = pid_t(hint) { candidates.append(pid) }
+        var pid = getppid()
+        for _ in 0..<32 where pid > 1 {
+            if !candidates.contains(pid) { candidates.append(pid) }
+            guard let parent = ProcessTree.parent(of: pid) else { break }
+            pid = parent
+        }
+        for candidate in candidates {
+            if let run = register(with: candidate) { return run }
+        }
+        return nil
+    }
+
+    private static func register(with pid: pid_t) -> EnclosingRun? {
+        var reply = [UInt8](repeating: 0, count: 4200)
+        let request = Array("nested".utf8)
+        let count = request.withUnsafeBytes { message in
+            reply.withUnsafeMutableBytes { RunChannel.request(message, to: Int32(pid), reply: $0) }
+        }
+        guard let count, let settings = reply[0..<count].withUnsafeBufferPointer({ Settings.fromReply($0) }) else { return nil }
+        return EnclosingRun(
+            pid: pid, decision: settings.decision, asking: settings.asking, basis: settings.basis, errno: settings.errno,
+            records: settings.records)
+    }
+
+    /// This run's policy, narrowed by the enclosing run's: a decided denial there denies
+    /// here, with its reason and errno; an allowance there leaves this run's own; while the
+    /// enclosing program is undetermined, what this run would allow is asked there too
+    /// (`asksUp`).
+    func narrow(_ settings: inout LaunchSettings) -> (asksUp: Bool, note: String?) {
+        switch (asking, decision) {
+        case (.never, .deny):
+            let changed = settings.decision != .deny
+            settings.decision = .deny
+            settings.basis = basis
+            settings.errno = errno
+            return (false, changed ? "the enclosing lnp-run (pid \(pid)) denies local-network access; this run cannot allow it" : nil)
+        case (.never, .allow):
+            return (false, nil)
+        default:
+            guard settings.decision != .deny else { return (false, nil) }
+            if settings.decision == .allow { settings.decision = asking == .denyingWhileAsking ? .askDeny : .ask }
+            return (true, nil)
+        }
+    }
+}

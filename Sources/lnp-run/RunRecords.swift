@@ -1,0 +1,72 @@
+import LNPCoreHost
+import LNPReport
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// This run's records as they arrive from its processes (`RunServer`): checked to be theirs,
+/// written to the audit destination, counted for `--summary`, and passed on to an enclosing
+/// lnp-run, whose audit must see them too.
+final class RunRecords {
+    let destination: AuditDestination?
+    let scope: RecordScope
+    /// The enclosing lnp-run, if this one is nested and it records.
+    let upstream: pid_t?
+    private(set) var lost = LostRecords()
+    /// Records refused: sent by a process that is not of this run, or about another process.
+    private(set) var refused = 0
+    /// The records, kept for `--summary`.
+    private(set) var entries: [AuditEntry]? = nil
+
+    init(destination: AuditDestination?, scope: RecordScope, summarising: Bool, upstream: pid_t?) {
+        self.destination = destination
+        self.scope = scope
+        self.upstream = upstream
+        if summarising { entries = [] }
+    }
+
+    func receive(_ record: ReceivedRecord, from tree: ProcessTree) {
+        // A process may report only its own operations; a nested lnp-run passes on its tree's.
+        let nested = tree.isNested(record.sender)
+        guard nested || (tree.owns(record.sender) && (record.line.isEmpty || record.claimedPID == record.sender)) else {
+            refused += 1
+            return
+        }
+        lost.add(Int(record.lost), .notSent)
+        guard !record.line.isEmpty else { return }
+        if scope == .local && record.line.suffix(15).elementsEqual("\"local\":false}".utf8.suffix(15)) { return }
+        var line = Array(record.line)
+        if entries != nil, let entry = try? AuditEntry.parse(line: line) { entries?.append(entry) }
+        if let upstream { forward(record, to: upstream) }
+        guard let destination else { return }
+        if let gap = lost.takeGap() { line = Self.noting(gap, in: line) }
+        let sender = nested ? record.claimedPID ?? record.sender : record.sender
+        if let reason = destination.write(line, severity: record.severity, sender: sender) { lost.add(1, reason) }
+    }
+
+    /// The reader took what was held, or left.
+    func flush() {
+        if let (count, reason) = destination?.flush() { lost.add(count, reason) }
+    }
+
+    /// At the end of the run: what is still held for a reader.
+    func finish() {
+        if let (count, reason) = destination?.finish() { lost.add(count, reason) }
+    }
+
+    /// The record with `"lost":{"count":N,"because":"…"}` before its closing brace.
+    static func noting(_ gap: (count: Int, because: String), in line: [UInt8]) -> [UInt8] {
+        guard line.last == UInt8(ascii: "}") else { return line }
+        let note = ",\"lost\":{\"count\":\(gap.count),\"because\":\"\(gap.because)\"}}"
+        return Array(line.dropLast()) + Array(note.utf8)
+    }
+
+    private func forward(_ record: ReceivedRecord, to pid: pid_t) {
+        var datagram = [UInt8](repeating: 0, count: RecordDatagram.headerSize) + record.line
+        datagram.withUnsafeMutableBytes { raw in
+            RecordDatagram.writeHeader(lost: record.lost, severity: record.severity, into: raw)
+            if !RunChannel.sendRecord(UnsafeRawBufferPointer(raw), to: Int32(pid)) { lost.add(1, .notSent) }
+        }
+    }
+}

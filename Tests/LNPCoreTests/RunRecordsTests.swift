@@ -1,0 +1,68 @@
+import Testing
+@testable import LNPCoreHost
+@testable import lnp_run
+
+@Suite("Records as lnp-run takes them")
+struct RunRecordsTests {
+    @Test(arguments: [
+        (Int(0), UInt8(4), "<12>Jan  1 00:00:00 lnp[77]: @cee: "),
+        (1_709_210_096, 5, "<13>Feb 29 12:34:56 lnp[77]: @cee: "),
+        (1_798_761_599, 6, "<14>Dec 31 23:59:59 lnp[77]: @cee: "),
+    ])
+    func theSystemLogHeader(seconds: Int, severity: UInt8, expected: String) {
+        let header = AuditDestination.syslogHeader(severity: severity, pid: 77, now: seconds)
+        #expect(String(decoding: header, as: UTF8.self) == expected)
+    }
+
+    /// The system log's severity: warning for a denial, notice for an allowance, info for
+    /// activity off the local network.
+    @Test func severityFollowsTheOutcome() {
+        let empty = UnsafeBufferPointer<UInt8>(start: nil, count: 0)
+        let cases: [(Verdict, Decision, UInt8)] = [(.local(.multicast), .allow, 5), (.local(.multicast), .deny, 4),
+                                                   (.notLocal(.noRoute), .allow, 6)]
+        for (verdict, decision, severity) in cases {
+            let record = AuditRecord(
+                time: Timestamp(seconds: 0, microseconds: 0), pid: 1, program: empty, executable: empty, operation: .connect,
+                fd: 3, transport: .tcp, endpoint: nil, host: empty, domains: empty, verdict: verdict, scopeName: InterfaceName(),
+                decision: decision, basis: .runOption, attribution: .app)
+            #expect(RecordDatagram.severity(of: record) == severity)
+        }
+    }
+
+    @Test func aDatagramIsReadBack() throws {
+        var bytes = [UInt8](repeating: 0, count: RecordDatagram.headerSize) + Array("{\"time\":\"x\",\"pid\":4242,\"op\":\"connect\"}".utf8)
+        bytes.withUnsafeMutableBytes { RecordDatagram.writeHeader(lost: 70_000, severity: 4, into: $0) }
+        let record = try #require(ReceivedRecord(bytes, sender: 4242))
+        #expect(record.lost == 70_000)
+        #expect(record.severity == 4)
+        #expect(record.claimedPID == 4242)
+        #expect(ReceivedRecord(Array(bytes.dropFirst()), sender: 1) == nil, "no magic, no record")
+        #expect(ReceivedRecord(Array(bytes.prefix(11)), sender: 1) == nil, "a header cut short")
+    }
+
+    @Test func aReportOfLostRecordsAloneHasNoLine() throws {
+        var bytes = [UInt8](repeating: 0, count: RecordDatagram.headerSize)
+        bytes.withUnsafeMutableBytes { RecordDatagram.writeHeader(lost: 3, severity: 0, into: $0) }
+        let record = try #require(ReceivedRecord(bytes, sender: 9))
+        #expect(record.line.isEmpty && record.lost == 3 && record.claimedPID == nil)
+    }
+
+    /// The next record written after a loss notes the gap, once.
+    @Test func theGapIsNotedInTheNextRecord() {
+        var lost = LostRecords()
+        lost.add(7, .write(28))  // ENOSPC
+        lost.add(2, .sizeLimit)
+        let gap = lost.takeGap()
+        #expect(gap?.count == 9)
+        #expect(gap?.because == "the file size limit (RLIMIT_FSIZE) was reached")
+        #expect(lost.takeGap() == nil)
+        let line = RunRecords.noting(gap!, in: Array("{\"pid\":1,\"local\":true}".utf8))
+        #expect(String(decoding: line, as: UTF8.self)
+            == "{\"pid\":1,\"local\":true,\"lost\":{\"count\":9,\"because\":\"the file size limit (RLIMIT_FSIZE) was reached\"}}")
+        #expect(lost.total == 9)
+        #expect(lost.lines == [
+            "7 record(s) of this run were lost: the audit file could not be written: No space left on device",
+            "2 record(s) of this run were lost: the file size limit (RLIMIT_FSIZE) was reached",
+        ])
+    }
+}
