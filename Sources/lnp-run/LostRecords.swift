@@ -52,12 +52,14 @@ struct LostRecords: Equatable {
         lastReason = reason
     }
 
-    /// The gap to note in the next record written (`"lost":{"count":N,"because":"…"}`), once.
-    mutating func takeGap() -> (count: Int, because: String)? {
+    /// The gap the next record written notes (`"lost":{"count":N,"because":"…"}`).
+    var gap: (count: Int, because: String)? {
         guard unnoted > 0, let lastReason else { return nil }
-        defer { unnoted = 0 }
         return (unnoted, lastReason.words)
     }
+
+    /// A record noting the gap was written: the next one need not.
+    mutating func gapNoted() { unnoted = 0 }
 
     /// What lnp-run says at the end: one line per reason.
     var lines: [String] {

@@ -40,9 +40,14 @@ final class RunRecords {
         if entries != nil, let entry = try? AuditEntry.parse(line: line) { entries?.append(entry) }
         if let upstream { forward(record, to: upstream) }
         guard let destination else { return }
-        if let gap = lost.takeGap() { line = Self.noting(gap, in: line) }
+        let gap = lost.gap
+        if let gap { line = Self.noting(gap, in: line) }
         let sender = nested ? record.claimedPID ?? record.sender : record.sender
-        if let reason = destination.write(line, severity: record.severity, sender: sender) { lost.add(1, reason) }
+        if let reason = destination.write(line, severity: record.severity, sender: sender) {
+            lost.add(1, reason)
+        } else if gap != nil {
+            lost.gapNoted()
+        }
     }
 
     /// The reader took what was held, or left.

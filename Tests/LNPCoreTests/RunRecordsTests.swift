@@ -52,16 +52,19 @@ struct RunRecordsTests {
         var lost = LostRecords()
         lost.add(7, .write(28))  // ENOSPC
         lost.add(2, .sizeLimit)
-        let gap = lost.takeGap()
+        let gap = lost.gap
         #expect(gap?.count == 9)
         #expect(gap?.because == "the file size limit (RLIMIT_FSIZE) was reached")
-        #expect(lost.takeGap() == nil)
+        lost.add(1, .write(28))  // the record that would have noted it is lost too: 10 now
+        #expect(lost.gap?.count == 10)
+        lost.gapNoted()
+        #expect(lost.gap == nil)
         let line = RunRecords.noting(gap!, in: Array("{\"pid\":1,\"local\":true}".utf8))
         #expect(String(decoding: line, as: UTF8.self)
             == "{\"pid\":1,\"local\":true,\"lost\":{\"count\":9,\"because\":\"the file size limit (RLIMIT_FSIZE) was reached\"}}")
-        #expect(lost.total == 9)
+        #expect(lost.total == 10)
         #expect(lost.lines == [
-            "7 record(s) of this run were lost: the audit file could not be written: No space left on device",
+            "8 record(s) of this run were lost: the audit file could not be written: No space left on device",
             "2 record(s) of this run were lost: the file size limit (RLIMIT_FSIZE) was reached",
         ])
     }

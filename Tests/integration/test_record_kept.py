@@ -1,0 +1,128 @@
+"""The record can be trusted: a record that cannot be written is counted and said, never
+silently dropped; writing the audit never kills the program, tears a line, or holds it up —
+whatever the disk, the file size limit or a pipe's reader does."""
+
+import json
+import os
+import subprocess
+import time
+
+import pytest
+
+from conftest import json_lines
+
+
+def sends(fixtures, count, address="10.77.0.2"):
+    """A shell command: `count` denied datagrams, each from a process of its own."""
+    return ["sh", "-c", f"for i in $(seq {count}); do {fixtures.probe} sendto {address} 9999 >/dev/null; done; echo done"]
+
+
+def lost_lines(result):
+    return [line for line in result.stderr.splitlines() if "were lost" in line]
+
+
+def whole_records(path):
+    """Every line of the file, each a whole JSON record."""
+    lines = path.read_text().splitlines()
+    return [json.loads(line) for line in lines]
+
+
+def in_a_small_filesystem(lan, workdir, script, size="16k"):
+    """Runs `script` (sh) in the client namespace with a private tmpfs of `size` at
+    `workdir/small`, in a mount namespace of its own."""
+    mount = workdir / f"small-{time.monotonic_ns()}"
+    mount.mkdir()
+    return lan.client(["unshare", "-m", "sh", "-ec", f"mount -t tmpfs -o size={size} tmpfs {mount}; cd {mount}; {script}"])
+
+
+def test_a_full_device_loses_records_and_says_how_many(lan, fixtures):
+    result = lan.lnp_run(["--deny", "--audit", "/dev/full"], sends(fixtures, 3))
+    assert result.stdout.strip() == "done"
+    assert lost_lines(result) == [
+        "lnp-run: 3 record(s) of this run were lost: the audit file could not be written: No space left on device"]
+
+
+def test_a_full_disk_loses_records_the_next_one_notes_the_gap(lan, fixtures, workdir):
+    """The disk fills up, two records are lost; space comes back, and the next record says so."""
+    lnp_run = lan.build.lnp_run
+    probe = f"{fixtures.probe} sendto 10.77.0.2 9999 >/dev/null"
+    script = (f"dd if=/dev/zero of=filler bs=1k count=64 2>/dev/null || true; "
+              f"{lnp_run} --deny --audit audit.jsonl --summary -- sh -c '{probe}; {probe}; rm filler; {probe}'; "
+              "cat audit.jsonl")
+    result = in_a_small_filesystem(lan, workdir, script)
+    assert lost_lines(result) == [
+        "lnp-run: 2 record(s) of this run were lost: the audit file could not be written: No space left on device"]
+    [record] = json_lines(result.stdout)
+    assert record["lost"] == {"count": 2, "because": "the audit file could not be written: No space left on device"}
+    assert "lnp: 3 local-network operations: 0 allowed, 3 denied" in result.stderr, "--summary counts what was lost too"
+
+
+def test_a_removed_audit_file_is_said(lan, fixtures, workdir):
+    directory = workdir / f"removed-{time.monotonic_ns()}"
+    directory.mkdir()
+    probe = f"{fixtures.probe} sendto 10.77.0.2 9999 >/dev/null"
+    result = lan.lnp_run(["--deny", "--audit", str(directory / "audit.jsonl")],
+                         ["sh", "-c", f"{probe}; rm -r {directory}; {probe}"])
+    assert lost_lines(result) == ["lnp-run: 1 record(s) of this run were lost: the audit file was removed"]
+
+
+def test_the_file_size_limit_never_kills_the_program_nor_tears_a_line(lan, fixtures, audit):
+    result = lan.client(["prlimit", "--fsize=2000", lan.build.lnp_run, "--deny", "--audit", str(audit.path), "--"]
+                        + sends(fixtures, 12))
+    assert (result.returncode, result.stdout.strip()) == (0, "done")
+    records = whole_records(audit.path)
+    assert 0 < len(records) < 12
+    assert lost_lines(result) == [
+        f"lnp-run: {12 - len(records)} record(s) of this run were lost: the file size limit (RLIMIT_FSIZE) was reached"]
+
+
+def test_a_pipe_without_a_reader_is_refused_at_once(lan, workdir):
+    fifo = workdir / f"fifo-{time.monotonic_ns()}"
+    os.mkfifo(fifo)
+    marker = workdir / f"ran-{time.monotonic_ns()}"
+    result = lan.lnp_run(["--deny", "--audit", str(fifo)], ["touch", marker], timeout=10)
+    assert result.returncode == 125
+    assert result.stderr == f"lnp-run: --audit {fifo}: no process reads this pipe; start its reader first\n"
+    assert not marker.exists()
+
+
+@pytest.mark.parametrize("path,message", [("", "--audit needs a file"), ("/", "it is a directory"),
+                                          ("/nonexistent/directory/audit.jsonl", "No such file or directory")])
+def test_an_audit_that_cannot_be_written_stops_lnp_run_before_the_program(lan, workdir, path, message):
+    marker = workdir / f"ran-{time.monotonic_ns()}"
+    result = lan.lnp_run(["--deny", "--audit", path], ["touch", marker])
+    assert result.returncode == 125
+    assert message in result.stderr and len(result.stderr.splitlines()) == 1
+    assert not marker.exists()
+
+
+def test_records_on_stderr(lan, fixtures):
+    result = lan.lnp_run(["--deny", "--audit", "/dev/stderr"], sends(fixtures, 2))
+    records = [json.loads(line) for line in result.stderr.splitlines() if line.startswith("{")]
+    assert [(r["op"], r["decision"]) for r in records] == [("sendto", "deny")] * 2
+
+
+def test_records_to_a_process_substitution(lan, fixtures, workdir):
+    out = workdir / f"substituted-{time.monotonic_ns()}.jsonl"
+    probe = f"{fixtures.probe} sendto 10.77.0.2 9999"
+    result = lan.client(["bash", "-c", f"{lan.build.lnp_run} --deny --audit >(cat > {out}) -- {probe}; sleep 0.5"])
+    assert result.returncode == 0, result.stderr
+    assert [r["address"] for r in whole_records(out)] == ["10.77.0.2"]
+
+
+def test_a_slow_reader_never_holds_the_program_up(lan, fixtures, workdir):
+    """The collector reads nothing for 30 s; the program's 3,000 records (more than lnp-run
+    holds back) must not wait for it: lnp-run ends within seconds and says what was lost."""
+    fifo = workdir / f"slow-{time.monotonic_ns()}"
+    os.mkfifo(fifo)
+    reader = subprocess.Popen(["sh", "-c", f"exec 3<{fifo}; sleep 30; cat <&3 >/dev/null"])
+    try:
+        started = time.monotonic()
+        result = lan.lnp_run(["--deny", "--audit", str(fifo)],
+                             [fixtures.probe, "many", "1", "1", "3000", "10.77.0.2", "8080"], timeout=25)
+        assert time.monotonic() - started < 20
+        assert result.returncode == 0
+        [line] = lost_lines(result)
+        assert line.endswith("record(s) of this run were lost: the pipe's reader did not keep up")
+    finally:
+        reader.kill()
