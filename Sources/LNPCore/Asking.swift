@@ -17,14 +17,15 @@ public struct Answer: Equatable, Sendable {
 
     public static var unreachable: Answer { Answer(decision: .deny, basis: .noSupervisor, isFinal: false) }
 
-    /// The three bytes of the reply: `a` or `d`, the basis's raw value as a digit, `1` if final.
+    /// The three bytes of the reply: `a` or `d`, the basis's raw value as a letter (`A` is
+    /// 0), `1` if final.
     public var wire: (UInt8, UInt8, UInt8) {
-        (decision == .allow ? UInt8(ascii: "a") : UInt8(ascii: "d"), UInt8(ascii: "0") + basis.rawValue,
+        (decision == .allow ? UInt8(ascii: "a") : UInt8(ascii: "d"), UInt8(ascii: "A") + basis.rawValue,
          isFinal ? UInt8(ascii: "1") : UInt8(ascii: "0"))
     }
 
     public static func parse(_ reply: UnsafeRawBufferPointer) -> Answer? {
-        guard reply.count == 3, let basis = DecisionBasis(rawValue: reply[1] &- UInt8(ascii: "0")) else { return nil }
+        guard reply.count == 3, let basis = DecisionBasis(rawValue: reply[1] &- UInt8(ascii: "A")) else { return nil }
         let decision: Decision
         switch reply[0] {
         case UInt8(ascii: "a"): decision = .allow
@@ -53,26 +54,40 @@ enum Answers {
     }
 }
 
-/// What the person is asked about, as lnp-run's prompt shows it:
+/// What the process asks lnp-run about, as fields lnp-run can check — it shows the
+/// operation as this process's report, and works out for itself why it is local:
 ///
-///     hold 1234
-///     connect tcp 10.77.0.2:80 — on-link 10.77.0.0/24 via eth1
+///     hold
+///     connect tcp 10.77.0.2 80 eth1 -
 ///     The usage description, if the process has LNP_USAGE_DESCRIPTION set.
 ///
-/// The first word is `hold` (wait for the answer) or `now` (deny while asking).
-struct AskRequest {
+/// The first line is `hold` (wait for the answer) or `now` (deny while asking); lnp-run
+/// knows who asks from the kernel. The second: the operation, the transport, the address
+/// (`%` and the interface index when scoped), the port, the interface the route leaves by,
+/// then the name (the rest of the line); `-` for each that does not apply.
+public struct AskRequest {
     static let capacity = 1024
-    static let usageBudget = 400
+    /// The most bytes of a usage description and of a name an ask carries.
+    public static let usageBudget = 400
+    public static let nameBudget = 300
 
     var mode: AskMode
-    var pid: Int32
     var operation: Operation
     var transport: Transport?
     var endpoint: SocketEndpoint?
     var name: UnsafeBufferPointer<UInt8>
-    var reason: LocalReason
-    var scopeName: InterfaceName
+    /// The interface the operation leaves by, as the process's route named it: lnp-run asks
+    /// for the route through the same one (a socket may force it).
+    var via: InterfaceName
     var usage: UnsafeBufferPointer<UInt8>
+
+    /// The interface a reason names, if any.
+    static func interface(of reason: LocalReason) -> InterfaceName {
+        switch reason {
+        case .onLink(_, _, let interface), .subnetBroadcast(let interface): return interface
+        default: return InterfaceName()
+        }
+    }
 
     /// Asks lnp-run `pid` (`RunChannel`): while holding, the reply comes when the person has
     /// answered; lnp-run gives up after its prompt timeout, and one that is gone closes the
@@ -92,31 +107,26 @@ struct AskRequest {
     }
 
     func write(to w: inout ByteWriter) {
-        w.append(mode == .denyingWhileAsking ? "now " : "hold ")
-        w.appendDecimal(Int64(pid))
-        w.append(UInt8(ascii: "\n"))
+        w.append(mode == .denyingWhileAsking ? "now\n" : "hold\n")
         operation.write(to: &w)
-        if let transport {
-            w.append(UInt8(ascii: " "))
-            transport.write(to: &w)
-        }
-        if !name.isEmpty {
-            w.append(UInt8(ascii: " "))
-            appendLine(name, budget: 300, to: &w)
-        } else if let endpoint {
-            w.append(UInt8(ascii: " "))
-            let showsPort = endpoint.port != 0 && operation.hasPort(on: transport)
-            let bracketed = endpoint.address.family == .v6 && showsPort
-            if bracketed { w.append(UInt8(ascii: "[")) }
+        w.append(UInt8(ascii: " "))
+        if let transport { transport.write(to: &w) } else { w.append(UInt8(ascii: "-")) }
+        w.append(UInt8(ascii: " "))
+        if let endpoint {
             endpoint.address.write(to: &w)
-            if bracketed { w.append(UInt8(ascii: "]")) }
-            if showsPort {
-                w.append(UInt8(ascii: ":"))
-                w.appendDecimal(UInt64(endpoint.port))
+            if endpoint.scopeID != 0 {
+                w.append(UInt8(ascii: "%"))
+                w.appendDecimal(UInt64(endpoint.scopeID))
             }
+            w.append(UInt8(ascii: " "))
+            if operation.hasPort(on: transport) { w.appendDecimal(UInt64(endpoint.port)) } else { w.append(UInt8(ascii: "-")) }
+        } else {
+            w.append("- -")
         }
-        w.append(" — ")
-        reason.write(to: &w, scopeName: scopeName)
+        w.append(UInt8(ascii: " "))
+        if via.isEmpty { w.append(UInt8(ascii: "-")) } else { via.write(to: &w) }
+        w.append(UInt8(ascii: " "))
+        if name.isEmpty { w.append(UInt8(ascii: "-")) } else { appendLine(name, budget: AskRequest.nameBudget, to: &w) }
         w.append(UInt8(ascii: "\n"))
         appendLine(usage, budget: AskRequest.usageBudget, to: &w)
     }

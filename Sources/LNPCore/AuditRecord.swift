@@ -4,23 +4,26 @@ public enum Operation: UInt8, BitwiseCopyable {
     /// Opening a packet socket, which talks to the link directly.
     case socket
 
-    func write(to writer: inout ByteWriter) {
+    /// The audit's word for it (`op`), which asks use too.
+    public var word: StaticString {
         switch self {
-        case .connect: writer.append("connect")
-        case .sendto: writer.append("sendto")
-        case .sendmsg: writer.append("sendmsg")
-        case .sendmmsg: writer.append("sendmmsg")
-        case .join: writer.append("join")
-        case .bind: writer.append("bind")
-        case .resolve: writer.append("resolve")
-        case .socket: writer.append("socket")
+        case .connect: return "connect"
+        case .sendto: return "sendto"
+        case .sendmsg: return "sendmsg"
+        case .sendmmsg: return "sendmmsg"
+        case .join: return "join"
+        case .bind: return "bind"
+        case .resolve: return "resolve"
+        case .socket: return "socket"
         }
     }
+
+    func write(to writer: inout ByteWriter) { writer.append(word) }
 
     /// Whether a destination's port means anything for this operation on this transport: not
     /// for a group joined, nor on raw and ICMP sockets, whose `sockaddr` port the kernel
     /// ignores (or reads as the protocol).
-    func hasPort(on transport: Transport?) -> Bool {
+    public func hasPort(on transport: Transport?) -> Bool {
         self != .join && transport != .raw && transport != .icmp
     }
 }
@@ -31,19 +34,22 @@ public enum Transport: UInt8, BitwiseCopyable {
 
     public var isStream: Bool { self == .tcp || self == .mptcp }
 
-    func write(to writer: inout ByteWriter) {
+    /// The audit's word for it (`transport`), which asks use too.
+    public var word: StaticString {
         switch self {
-        case .tcp: writer.append("tcp")
-        case .udp: writer.append("udp")
-        case .udplite: writer.append("udplite")
-        case .mptcp: writer.append("mptcp")
-        case .sctp: writer.append("sctp")
-        case .icmp: writer.append("icmp")
-        case .raw: writer.append("raw")
-        case .packet: writer.append("packet")
-        case .other: writer.append("other")
+        case .tcp: return "tcp"
+        case .udp: return "udp"
+        case .udplite: return "udplite"
+        case .mptcp: return "mptcp"
+        case .sctp: return "sctp"
+        case .icmp: return "icmp"
+        case .raw: return "raw"
+        case .packet: return "packet"
+        case .other: return "other"
         }
     }
+
+    func write(to writer: inout ByteWriter) { writer.append(word) }
 }
 
 /// One gated operation, as one line of JSON in the audit file:

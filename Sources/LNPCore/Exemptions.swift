@@ -14,6 +14,14 @@ public struct LiveExemptions: ExemptionSource {
     }
 }
 
+/// No exemptions: the rule alone. lnp-run checks an ask with it, since the preload asks
+/// only about what its own exemptions left local.
+public struct NoExemptions: ExemptionSource {
+    public init() {}
+
+    public func exemption(for endpoint: SocketEndpoint) -> NotLocalReason? { nil }
+}
+
 /// A short list of addresses in shared words: word 0 sequence, word 1 stamp, word 2 count,
 /// then three words (family, high, low) per address.
 struct AddressList {

@@ -70,11 +70,9 @@ enum Gate {
         _ settings: Settings, operation: Operation, transport: Transport?, endpoint: SocketEndpoint?,
         name: UnsafeBufferPointer<UInt8>, reason: LocalReason
     ) -> Answer {
-        var scopeName = InterfaceName()
-        if case .linkLocal(let scope) = reason, scope != 0 { scopeName = InterfaceLookup.name(of: scope) }
         let request = AskRequest(
-            mode: settings.asking, pid: Sys.getpid(), operation: operation, transport: transport, endpoint: endpoint,
-            name: name, reason: reason, scopeName: scopeName, usage: AskRequest.usageDescription())
+            mode: settings.asking, operation: operation, transport: transport, endpoint: endpoint, name: name,
+            via: AskRequest.interface(of: reason), usage: AskRequest.usageDescription())
         let answer = request.send(to: settings.runPID)
         Answers.keep(answer)
         return answer

@@ -46,8 +46,11 @@ public enum DecisionBasis: UInt8, BitwiseCopyable, Sendable {
     case noSupervisor = 8
     /// Not a local-network operation: recorded only when all activity is (always allowed).
     case notLocal = 9
+    /// lnp-run's own look at an ask did not find a local-network operation (or could not read
+    /// the ask): denied, without asking the person.
+    case notConfirmed = 10
 
-    /// The name `LNP_POLICY` and the audit use.
+    /// The name the audit and lnp-run's policy line use.
     public var name: StaticString {
         switch self {
         case .runOption: return "run-option"
@@ -60,6 +63,7 @@ public enum DecisionBasis: UInt8, BitwiseCopyable, Sendable {
         case .storeUnreadable: return "store-unreadable"
         case .noSupervisor: return "no-supervisor"
         case .notLocal: return "not-local"
+        case .notConfirmed: return "not-confirmed"
         }
     }
 

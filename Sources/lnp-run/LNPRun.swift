@@ -175,8 +175,8 @@ struct LNPRun: ParsableCommand {
                 usage: usageDescription ?? ProgramLocator.environmentValue("LNP_USAGE_DESCRIPTION") ?? "",
                 timeoutSeconds: promptTimeout,
                 remember: { allow in LaunchDecision.remember(allow, for: identity) },
-                noTerminalMessage: "denied local-network access: \(identity.path) is undetermined and there is no terminal "
-                    + "to ask on; decide with 'lnp allow \(identity.path)' (or 'lnp deny')")
+                noTerminalMessage: "denied local-network access: \(TerminalText.shown(identity.path)) is undetermined and "
+                    + "there is no terminal to ask on; decide with 'lnp allow \(TerminalText.shown(identity.path))' (or 'lnp deny')")
         }
 
         _ = lnp_become_subreaper()

@@ -6,12 +6,22 @@ import Glibc
 ///
 ///     lnp: “tool.py” would like to find and connect to devices on your local network.
 ///       program   /home/ana/tool.py
-///       asked by  connect tcp 10.77.0.2:80 — on-link 10.77.0.0/24 via eth1 (pid 4242)
+///       process   4242 /usr/bin/python3.12
+///       reports   connect tcp 10.77.0.2:80
+///       which is  on-link 10.77.0.0/24 via eth1
 ///       why       Finds the printers on your network.
 ///     Allow? a = Allow, d = Don't Allow (30 s):
+///
+/// Each line says whose word it is: the program is lnp-run's (what it started), the process
+/// the kernel's (who asked), `reports` the process's own account of what it is doing (the
+/// preload runs inside it), `which is` lnp-run's own look at that, and `why` the usage
+/// description. Nothing a program chose reaches the terminal unescaped (`TerminalText`).
 struct PromptText {
     var program: String
-    var request: AskRequestText
+    var asker: Asker
+    var ask: ReceivedAsk
+    /// Why the operation is local, as lnp-run sees it (`AskCheck`).
+    var reason: String
     /// The usage description: the asking process's own, else lnp-run's option.
     var usage: String
     var timeoutSeconds: Int
@@ -20,11 +30,13 @@ struct PromptText {
         let name = program.split(separator: "/").last.map(String.init) ?? program
         var lines = [
             "",
-            "lnp: \u{201C}\(name)\u{201D} would like to find and connect to devices on your local network.",
-            "  program   \(program)",
-            "  asked by  \(request.description) (pid \(request.pid))",
+            "lnp: \u{201C}\(TerminalText.shown(name))\u{201D} would like to find and connect to devices on your local network.",
+            "  program   \(TerminalText.shown(program))",
+            "  process   \(asker.pid) \(TerminalText.shown(asker.executable))",
+            "  reports   \(TerminalText.shown(ask.report))",
+            "  which is  \(TerminalText.shown(reason))",
         ]
-        if !usage.isEmpty { lines.append("  why       \(usage)") }
+        if !usage.isEmpty { lines.append("  why       \(TerminalText.shown(usage))") }
         lines.append("Allow? a = Allow, d = Don't Allow (\(timeoutSeconds) s): ")
         return lines.joined(separator: "\r\n")
     }

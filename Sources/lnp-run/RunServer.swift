@@ -121,32 +121,12 @@ enum RunRequest: Equatable {
     /// The settings of a nested lnp-run, which registers as such.
     case nested
     /// Whether its program may use the local network (while undetermined).
-    case ask(AskRequestText)
+    case ask(ReceivedAsk)
 
     static func parse(_ bytes: [UInt8]) -> RunRequest? {
         if bytes == Array("settings".utf8) { return .settings }
         if bytes == Array("nested".utf8) { return .nested }
-        return AskRequestText.parse(bytes).map { .ask($0) }
-    }
-}
-
-/// One ask from the preload (Sources/LNPCore/Asking.swift): `hold PID` or `now PID`, the
-/// operation, and the process's usage description, one per line.
-struct AskRequestText: Equatable {
-    var holding: Bool
-    var pid: Int32
-    var description: String
-    var usage: String
-
-    static func parse(_ bytes: [UInt8]) -> AskRequestText? {
-        let lines = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map {
-            String(decoding: $0, as: UTF8.self)
-        }
-        guard lines.count >= 2 else { return nil }
-        let head = lines[0].split(separator: " ")
-        guard head.count == 2, head[0] == "hold" || head[0] == "now", let pid = Int32(head[1]) else { return nil }
-        return AskRequestText(
-            holding: head[0] == "hold", pid: pid, description: lines[1], usage: lines.count > 2 ? lines[2] : "")
+        return ReceivedAsk.parse(bytes).map { .ask($0) }
     }
 }
 

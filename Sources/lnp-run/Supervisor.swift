@@ -36,8 +36,8 @@ final class Supervisor {
     private var deadline: Double = 0
     /// Connections whose request has not arrived yet.
     private var arriving: [Int32] = []
-    /// Asks waiting for the person's answer, with what they ask.
-    private var holders: [(client: Int32, request: AskRequestText)] = []
+    /// Asks waiting for the person's answer, with what they ask and who asks.
+    private var holders: [(client: Int32, ask: ReceivedAsk, asker: Asker)] = []
     /// Asks passed up to the enclosing lnp-run: the connection there, and who waits here.
     private var passedUp: [(upward: Int32, client: Int32)] = []
     /// The enclosing lnp-run's final answer, once its person has given it.
@@ -151,9 +151,25 @@ final class Supervisor {
         case .nested:
             RunServer.reply(client, tree.registerNested(sender) ? currentSettings.reply : Array("elsewhere".utf8))
         case .ask(let ask):
-            guard tree.owns(sender) else { return RunServer.reply(client, Answer.unreachable) }
-            handle(ask, from: client)
+            guard let asker = asker(of: ask, sender: sender) else { return RunServer.reply(client, Answer.unreachable) }
+            switch AskCheck.check(ask) {
+            case .local(let reason): handle(ask, by: asker, reason: reason, from: client)
+            case .refused(let because):
+                Diagnostics.note("denied without asking: process \(asker.pid) (\(TerminalText.shown(asker.executable))) "
+                    + "reports \(TerminalText.shown(ask.report)): \(because)")
+                RunServer.reply(client, Answer(decision: .deny, basis: .notConfirmed, isFinal: false))
+            }
         }
+    }
+
+    /// Who asks: a process of this run's tree, as the kernel names it — or, for an ask a
+    /// nested lnp-run passes up, the process of its tree it names. nil for anyone else.
+    private func asker(of ask: ReceivedAsk, sender: pid_t) -> Asker? {
+        if let named = ask.onBehalfOf {
+            guard tree.isNested(sender), ProcessTree.isDescendant(named, of: sender) else { return nil }
+            return Asker(pid: named)
+        }
+        return tree.owns(sender) ? Asker(pid: sender) : nil
     }
 
     /// The settings as they stand now: once the person has answered (here, or in the
@@ -171,48 +187,50 @@ final class Supervisor {
         return current
     }
 
-    private func handle(_ request: AskRequestText, from client: Int32) {
+    private func handle(_ ask: ReceivedAsk, by asker: Asker, reason: String, from client: Int32) {
         guard let asking else {
             // Decided here: a denial stands; what this run allows, the enclosing run may not.
             if settings.decision == .deny { return RunServer.reply(client, Answer(decision: .deny, basis: settings.basis, isFinal: true)) }
             if upstream == nil { return RunServer.reply(client, Answer(decision: .allow, basis: settings.basis, isFinal: true)) }
-            return passUp(request, from: client)
+            return passUp(ask, by: asker, from: client)
         }
-        if state.action(forAskHolding: request.holding) == .startPrompt {
+        if state.action(forAskHolding: ask.holding) == .startPrompt {
             if let opened = Terminal.open() {
                 terminal = opened
                 reader = AnswerReader()
                 deadline = Self.now() + Double(asking.timeoutSeconds)
-                let usage = request.usage.isEmpty ? asking.usage : request.usage
+                let question = PromptText(
+                    program: asking.program, asker: asker, ask: ask, reason: reason,
+                    usage: ask.usage.isEmpty ? asking.usage : ask.usage, timeoutSeconds: asking.timeoutSeconds)
                 opened.discardTypeAhead()
-                opened.say(PromptText(program: asking.program, request: request, usage: usage, timeoutSeconds: asking.timeoutSeconds).question)
+                opened.say(question.question)
                 state.promptShown()
             } else {
                 Diagnostics.note(asking.noTerminalMessage)
                 state.refuse(.noTerminal)
             }
         }
-        switch state.action(forAskHolding: request.holding) {
-        case .hold: holders.append((client, request))
-        case .reply(let reply): answer(client, request, reply)
+        switch state.action(forAskHolding: ask.holding) {
+        case .hold: holders.append((client, ask, asker))
+        case .reply(let reply): answer(client, ask, by: asker, reply)
         case .startPrompt: RunServer.reply(client, AskingState.denied(.noTerminal))
         }
     }
 
     /// This run's answer to one ask: an allowance goes up to the enclosing run, if any.
-    private func answer(_ client: Int32, _ request: AskRequestText, _ reply: Answer) {
-        if reply.decision == .allow && upstream != nil { return passUp(request, from: client) }
+    private func answer(_ client: Int32, _ ask: ReceivedAsk, by asker: Asker, _ reply: Answer) {
+        if reply.decision == .allow && upstream != nil { return passUp(ask, by: asker, from: client) }
         RunServer.reply(client, reply)
     }
 
     // MARK: The enclosing run
 
-    private func passUp(_ request: AskRequestText, from client: Int32) {
+    private func passUp(_ ask: ReceivedAsk, by asker: Asker, from client: Int32) {
         if let upstreamAnswer { return RunServer.reply(client, upstreamAnswer) }
         guard let upstream, let upward = Self.connect(to: upstream) else {
             return RunServer.reply(client, Answer.unreachable)
         }
-        let text = Array("\(request.holding ? "hold" : "now") \(request.pid)\n\(request.description)\n\(request.usage)".utf8)
+        let text = ask.wire(onBehalfOf: asker.pid)
         guard text.withUnsafeBytes({ send(upward, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) == text.count else {
             close(upward)
             return RunServer.reply(client, Answer.unreachable)
@@ -279,7 +297,7 @@ final class Supervisor {
         if let problem = asking.remember(allow) {
             terminal.say("\r\nlnp: \(verdict) for this run only: \(problem)\r\n")
         } else {
-            terminal.say("\r\nlnp: \(verdict) and remembered; to change it: lnp \(allow ? "deny" : "allow") \(asking.program)\r\n")
+            terminal.say("\r\nlnp: \(verdict) and remembered; to change it: lnp \(allow ? "deny" : "allow") \(TerminalText.shown(asking.program))\r\n")
         }
         answerHolders(state.answered(allow: allow))
         closeTerminal()
@@ -293,7 +311,7 @@ final class Supervisor {
     }
 
     private func answerHolders(_ reply: Answer) {
-        for holder in holders { answer(holder.client, holder.request, reply) }
+        for holder in holders { answer(holder.client, holder.ask, by: holder.asker, reply) }
         holders = []
     }
 

@@ -13,50 +13,102 @@ struct AskingTests {
     private func request(
         mode: AskMode = .holding, operation: LNPCoreHost.Operation = .connect, transport: Transport? = .tcp,
         endpoint: SocketEndpoint? = SocketEndpoint(address: v4(10, 77, 0, 2), port: 80), name: [UInt8] = [],
-        reason: LocalReason = .onLink(prefix: v4(10, 77, 0, 0), length: 24, interface: interfaceName("eth1")),
-        usage: [UInt8] = []
-    ) -> AskRequestText? {
+        via: String = "eth1", usage: [UInt8] = []
+    ) -> ReceivedAsk? {
         name.withUnsafeBufferPointer { name in
             usage.withUnsafeBufferPointer { usage in
-                AskRequestText.parse(requestBytes(AskRequest(
-                    mode: mode, pid: 4242, operation: operation, transport: transport, endpoint: endpoint, name: name,
-                    reason: reason, scopeName: InterfaceName(), usage: usage)))
+                ReceivedAsk.parse(requestBytes(AskRequest(
+                    mode: mode, operation: operation, transport: transport, endpoint: endpoint, name: name,
+                    via: Array(via.utf8).withUnsafeBufferPointer { InterfaceName($0) }, usage: usage)))
             }
         }
     }
 
     @Test func lnpRunReadsWhatThePreloadAsks() throws {
         let read = try #require(request(usage: Array("Finds printers.".utf8)))
-        #expect(read == AskRequestText(
-            holding: true, pid: 4242, description: "connect tcp 10.77.0.2:80 — on-link 10.77.0.0/24 via eth1",
-            usage: "Finds printers."))
+        #expect(read == ReceivedAsk(
+            holding: true, onBehalfOf: nil, operation: .connect, transport: .tcp,
+            endpoint: SocketEndpoint(address: v4(10, 77, 0, 2), port: 80), via: "eth1", name: nil, usage: "Finds printers."))
+        #expect(read.report == "connect tcp 10.77.0.2:80")
         #expect(request(mode: .denyingWhileAsking)?.holding == false)
     }
 
-    @Test func descriptionsOfOtherOperations() {
+    @Test func reportsOfOtherOperations() {
         let v6 = SocketEndpoint(address: IPAddress(v6High: 0xfe80_0000_0000_0000, low: 1), port: 5353)
-        #expect(request(operation: .sendto, transport: .udp, endpoint: v6, reason: .linkLocal(scopeID: 0))?.description
-            == "sendto udp [fe80::1]:5353 — link-local")
-        #expect(request(operation: .resolve, transport: nil, endpoint: nil, name: Array("printer.local".utf8), reason: .localName)?
-            .description == "resolve printer.local — .local name")
+        #expect(request(operation: .sendto, transport: .udp, endpoint: v6, via: "")?.report == "sendto udp [fe80::1]:5353")
+        #expect(request(operation: .resolve, transport: nil, endpoint: nil, name: Array("printer.local".utf8), via: "")?
+            .report == "resolve printer.local")
         #expect(request(operation: .join, transport: .udp, endpoint: SocketEndpoint(address: v4(224, 0, 0, 251), port: 0),
-                        reason: .multicast)?.description == "join udp 224.0.0.251 — multicast")
+                        via: "")?.report == "join udp 224.0.0.251")
+        #expect(request(operation: .connect, endpoint: SocketEndpoint(address: v4(10, 77, 0, 2), port: 514),
+                        name: Array("fileserver".utf8))?.report == "connect tcp fileserver (10.77.0.2:514)")
+        #expect(request(operation: .socket, transport: .packet, endpoint: nil, via: "")?.report == "socket packet")
+        #expect(request(operation: .sendto, transport: .raw, endpoint: SocketEndpoint(address: v4(10, 77, 0, 2), port: 17))?
+            .report == "sendto raw 10.77.0.2", "no port on a raw socket")
+        let scoped = SocketEndpoint(address: IPAddress(v6High: 0xfe80_0000_0000_0000, low: 1), port: 80, scopeID: 1)
+        #expect(request(endpoint: scoped, via: "")?.endpoint == scoped, "the scope travels as an index")
     }
 
-    /// A usage description cannot add lines to the request (or to the prompt).
-    @Test func usageStaysOnOneLine() throws {
+    /// A usage description or a name cannot add lines to the request (or to the prompt).
+    @Test func usageAndNameStayOnOneLine() throws {
         let read = try #require(request(usage: Array("line one\nline two\u{7}".utf8)))
         #expect(read.usage == "line one line two ")
         let long = try #require(request(usage: Array(repeating: UInt8(ascii: "x"), count: 2000)))
         #expect(long.usage.count == AskRequest.usageBudget)
+        let named = try #require(request(operation: .resolve, transport: nil, endpoint: nil,
+                                         name: Array("a\nb c.local".utf8), via: ""))
+        #expect(named.name == "a b c.local")
     }
 
-    @Test func malformedRequestsAreRefused() {
-        #expect(AskRequestText.parse([]) == nil)
-        #expect(AskRequestText.parse(Array("hold\nconnect".utf8)) == nil)
-        #expect(AskRequestText.parse(Array("wait 12\nconnect".utf8)) == nil)
-        #expect(AskRequestText.parse(Array("hold x\nconnect".utf8)) == nil)
-        #expect(AskRequestText.parse(Array("hold 12".utf8)) == nil)
+    /// What a nested lnp-run passes up reads back as the same ask, on behalf of its asker.
+    @Test func aPassedUpAskReadsBack() throws {
+        let read = try #require(request(usage: Array("Finds printers.".utf8)))
+        var expected = read
+        expected.onBehalfOf = 4242
+        #expect(ReceivedAsk.parse(read.wire(onBehalfOf: 4242)) == expected)
+        let named = try #require(request(operation: .resolve, transport: nil, endpoint: nil, name: Array("x y.local".utf8), via: ""))
+        #expect(ReceivedAsk.parse(named.wire(onBehalfOf: 7))?.name == "x y.local")
+    }
+
+    @Test(arguments: [
+        "", "hold", "hold\nconnect", "wait\nconnect tcp 10.0.0.1 80 - -", "hold x\nconnect tcp 10.0.0.1 80 - -",
+        "hold 0\nconnect tcp 10.0.0.1 80 - -", "hold\nconnect tcp 10.0.0.1 80 -", "hold\nfly tcp 10.0.0.1 80 - -",
+        "hold\nconnect tcpx 10.0.0.1 80 - -", "hold\nconnect tcp 10.0.0.300 80 - -", "hold\nconnect tcp 10.0.0.1 70000 - -",
+        "hold\nconnect tcp 10.0.0.1 - - -", "hold\njoin udp 224.0.0.1 80 - -", "hold\nresolve - - 53 - x.local",
+        "hold\nconnect tcp fe80::1%eth0 80 - -", "hold\nconnect tcp 10.0.0.1 80 eth/0 -",
+        "hold\nconnect tcp 10.0.0.1 80 \u{1b}[2J -", "hold\nconnect tcp 10.0.0.1 80 a-very-long-interface-name -",
+        "hold\nconnect tcp 10.0.0.1 80 - -\nusage\nmore",
+    ])
+    func malformedAsksAreRefused(text: String) {
+        #expect(ReceivedAsk.parse(Array(text.utf8)) == nil)
+    }
+
+    /// lnp-run's own look: what a process reports is local only if lnp-run finds it so, and
+    /// an operation's fields must fit together.
+    @Test func lnpRunChecksWhatIsReported() {
+        func ask(_ line: String) -> ReceivedAsk { ReceivedAsk.parse(Array("hold\n\(line)".utf8))! }
+        #expect(AskCheck.check(ask("socket packet - - - -")) == .local(reason: "packet socket (it talks to the link directly)"))
+        #expect(AskCheck.check(ask("resolve - - - - printer.local")) == .local(reason: ".local name"))
+        #expect(AskCheck.check(ask("join udp 224.0.0.251 - - -")) == .local(reason: "multicast"))
+        #expect(AskCheck.check(ask("sendto udp 224.0.0.251 5353 - -")) == .local(reason: "multicast"))
+        #expect(AskCheck.check(ask("sendto udp 169.254.1.1 5353 - -")) == .local(reason: "link-local"))
+        #expect(AskCheck.check(ask("connect tcp 127.0.0.1 80 - -")) == .refused(because: "not a local-network operation here (loopback)"))
+        #expect(AskCheck.check(ask("resolve - - - - example.com")) == .refused(because: "not a local-network operation here (not a .local name)"))
+        #expect(AskCheck.check(ask("bind udp 127.0.0.1 80 - -"))
+            == .refused(because: "not a local-network operation here (bind to a unicast or wildcard address)"))
+        for unfit in ["socket udp - - - -", "join udp 10.0.0.1 - - -", "resolve udp - - - -", "connect - 10.0.0.1 80 - -",
+                      "connect tcp - - - -", "connect tcp 10.0.0.1 80 no-such-if0 -"] {
+            #expect(AskCheck.check(ask(unfit)) == .refused(because: "the ask does not describe an operation"), "\(unfit)")
+        }
+    }
+
+    @Test(arguments: [
+        ("plain /usr/bin/tool", "plain /usr/bin/tool"), ("\u{1b}[2K\u{1b}[1A", "\\x1b[2K\\x1b[1A"), ("bell\u{7}", "bell\\x07"),
+        ("csi\u{9b}2J", "csi\\x9b2J"), ("rlo\u{202e}txt.exe", "rlo\\u{202e}txt.exe"), ("back\\slash", "back\\\\slash"),
+        ("line\u{2028}sep", "line\\u{2028}sep"), ("del\u{7f}", "del\\x7f"), ("caf\u{e9} \u{201C}q\u{201D}", "caf\u{e9} \u{201C}q\u{201D}"),
+    ])
+    func terminalTextShowsNoControls(text: String, shown: String) {
+        #expect(TerminalText.shown(text) == shown)
     }
 
     @Test(arguments: [AskingState.answer(allow: true), AskingState.answer(allow: false), AskingState.denied(.asking),
@@ -66,7 +118,7 @@ struct AskingTests {
     }
 
     @Test func malformedRepliesAreNotAnswers() {
-        for bytes in [[], Array("a3".utf8), Array("x31".utf8), Array("a:1".utf8), Array("a311".utf8)] {
+        for bytes in [[], Array("a3".utf8), Array("x31".utf8), Array("a31".utf8), Array("a311".utf8)] {
             #expect(bytes.withUnsafeBytes { Answer.parse($0) } == nil, "\(bytes)")
         }
     }
@@ -119,16 +171,37 @@ struct AskingTests {
         #expect(again.feed(Array("y\n".utf8)) == .allow, "a line after an unclear one answers")
     }
 
-    @Test func theQuestionNamesProgramOperationAndUsage() {
-        let request = AskRequestText(holding: true, pid: 7, description: "connect tcp 10.77.0.2:80 — on-link", usage: "")
-        let text = PromptText(program: "/opt/tools/scan.py", request: request, usage: "Finds printers.", timeoutSeconds: 30)
-            .question
+    @Test func theQuestionSaysWhoseWordEachLineIs() throws {
+        let ask = try #require(ReceivedAsk.parse(Array("hold\nconnect tcp 10.77.0.2 80 eth1 -".utf8)))
+        let text = PromptText(
+            program: "/opt/tools/scan.py", asker: Asker(pid: 7, executable: "/usr/bin/python3"), ask: ask,
+            reason: "on-link 10.77.0.0/24 via eth1", usage: "Finds printers.", timeoutSeconds: 30
+        ).question
         #expect(text.contains("\u{201C}scan.py\u{201D} would like to find and connect to devices on your local network."))
-        #expect(text.contains("program   /opt/tools/scan.py"))
-        #expect(text.contains("asked by  connect tcp 10.77.0.2:80 — on-link (pid 7)"))
+        #expect(text.contains("program   /opt/tools/scan.py\r\n"))
+        #expect(text.contains("process   7 /usr/bin/python3\r\n"))
+        #expect(text.contains("reports   connect tcp 10.77.0.2:80\r\n"))
+        #expect(text.contains("which is  on-link 10.77.0.0/24 via eth1\r\n"))
         #expect(text.contains("why       Finds printers."))
         #expect(text.hasSuffix("Allow? a = Allow, d = Don't Allow (30 s): "))
-        let silent = PromptText(program: "/bin/x", request: request, usage: "", timeoutSeconds: 5).question
+        let silent = PromptText(program: "/bin/x", asker: Asker(pid: 7, executable: "/bin/x"), ask: ask, reason: "multicast",
+                                usage: "", timeoutSeconds: 5).question
         #expect(!silent.contains("why"))
+    }
+
+    /// Nothing a program chose — its path, its report, its usage — puts a control character
+    /// on the terminal: only lnp-run's own line breaks are there.
+    @Test func theQuestionCarriesNoControlCharacterOfTheProgram() throws {
+        let ask = try #require(ReceivedAsk.parse(Array("hold\nresolve - - - - \u{1b}[1Aevil\u{9b}.local\n\u{1b}[2Kwhy\u{7}".utf8)))
+        let text = PromptText(
+            program: "/tmp/\u{1b}]0;title\u{7}x", asker: Asker(pid: 7, executable: "/tmp/a\u{202e}b"), ask: ask,
+            reason: ".local name", usage: ask.usage, timeoutSeconds: 30
+        ).question
+        let controls = text.unicodeScalars.filter {
+            ($0.value < 0x20 || (0x7f..<0xa0).contains($0.value) || $0.properties.generalCategory == .format)
+                && $0 != "\r" && $0 != "\n"
+        }
+        #expect(controls.isEmpty, "\(controls.map(\.value))")
+        #expect(text.contains("reports   resolve \\x1b[1Aevil\\x9b.local"))
     }
 }

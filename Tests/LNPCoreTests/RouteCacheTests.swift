@@ -55,10 +55,6 @@ private struct OneRoute: RouteSource {
     }
 }
 
-private struct NoExemptions: ExemptionSource {
-    func exemption(for endpoint: SocketEndpoint) -> NotLocalReason? { nil }
-}
-
 @Suite("Route cache and hot path", .serialized)
 struct RouteCacheTests {
     @Test func writtenFactsReadBack() throws {

@@ -7,6 +7,7 @@ import errno
 import json
 import os
 import pty
+import re
 import select
 import shutil
 import sqlite3
@@ -123,7 +124,10 @@ def test_allow_at_the_prompt_is_remembered(lan, state, audit, workdir):
     terminal, out, err = on_terminal(lan, ["--audit", audit.path], program, state, redirect=workdir / "allow")
     terminal.wait_for("Don't Allow")
     assert f"program   {FIXTURES / 'lan_client.py'}" in terminal.text
-    assert f"connect tcp {HOST}:{PORT} — on-link 10.77.0.0/24 via c0" in terminal.text
+    assert f"reports   connect tcp {HOST}:{PORT}\r" in terminal.text
+    assert "which is  on-link 10.77.0.0/24 via c0\r" in terminal.text
+    python = os.path.realpath(shutil.which("python3"))
+    assert re.search(rf"process   \d+ {re.escape(python)}\r", terminal.text), "who asks, from the kernel"
     terminal.type("a\n")
     assert terminal.finish() == 0
     assert "allowed and remembered" in terminal.text
@@ -289,3 +293,33 @@ def test_a_corrupt_store_is_reported_and_denies(lan, state, audit):
     assert str(store) in result.stderr and "denying" in result.stderr
     assert [r["because"] for r in audit.records()] == ["store-unreadable"]
     assert store.read_bytes() == before
+
+
+def test_a_forged_ask_is_shown_for_what_it_is(lan, state, workdir):
+    """A program sends asks of its own making: one about something that is not local is
+    denied without asking; one claiming to speak for another process is refused; one full of
+    terminal controls is shown escaped, as that process's report, with the process the
+    kernel names."""
+    forged = [
+        r"hold\nconnect tcp 127.0.0.1 443 - -\n",
+        r"hold 1\nresolve - - - - printer.local\n",
+        r"hold\nresolve - - - - \x1b[2K\x1b[1Aprinter\u009b.local\n\x1b]0;owned\x07Totally safe\u202e",
+    ]
+    program = [str(FIXTURES / "forger.py"), *forged]
+    terminal, out, err = on_terminal(lan, [], program, state, redirect=workdir / "forged")
+    terminal.wait_for("Don't Allow")
+    terminal.type("d\n")
+    assert terminal.finish() == 0
+    lines = json_lines(out.read_text())
+    pid, replies = lines[0]["pid"], [line["reply"] for line in lines[1:]]
+    # d + the basis letter (K not-confirmed, I no-supervisor, D answered) + final.
+    assert replies == ["dK0", "dI0", "dD1"]
+    assert terminal.text.count(QUESTION) == 1, "only the local ask reached the person"
+    assert "\x1b" not in terminal.output.decode(errors="replace") and "\u009b" not in terminal.output.decode(errors="replace")
+    assert r"reports   resolve \x1b[2K\x1b[1Aprinter\x9b.local" + "\r" in terminal.text
+    assert "which is  .local name\r" in terminal.text
+    assert r"why       \x1b]0;owned\x07Totally safe\u{202e}" in terminal.text
+    python = os.path.realpath(shutil.which("python3"))
+    assert f"process   {pid} {python}\r" in terminal.text
+    assert (f"lnp-run: denied without asking: process {pid} ({python}) reports connect tcp 127.0.0.1:443: "
+            "not a local-network operation here (loopback)") in err.read_text()
