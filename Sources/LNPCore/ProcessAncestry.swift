@@ -2,9 +2,9 @@ import LNPSys
 
 /// A process's parent, as /proc says, read with raw system calls: how a process finds the
 /// lnp-run it descends from when its environment no longer says.
-enum ProcessAncestry {
+public enum ProcessAncestry {
     /// The parent of `pid` (0: of this process), or nil.
-    static func parent(of pid: Int32) -> Int32? {
+    public static func parent(of pid: Int32) -> Int32? {
         if pid == 0 { return Int32(truncatingIfNeeded: lnp_syscall6(Int(LNP_SYS_GETPPID), 0, 0, 0, 0, 0, 0)) }
         var path = InlineArray<32, UInt8>(repeating: 0)
         var text = InlineArray<512, UInt8>(repeating: 0)

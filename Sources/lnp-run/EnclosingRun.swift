@@ -21,18 +21,7 @@ struct EnclosingRun {
     var records: RecordScope
 
     static func find(hint: String?) -> EnclosingRun? {
-        var candidates: [pid_t] = []
-        if let hint, let pid = pid_t(hint) { candidates.append(pid) }
-        var pid = getppid()
-        for _ in 0..<32 where pid > 1 {
-            if !candidates.contains(pid) { candidates.append(pid) }
-            guard let parent = ProcessTree.parent(of: pid) else { break }
-            pid = parent
-        }
-        for candidate in candidates {
-            if let run = register(with: candidate) { return run }
-        }
-        return nil
+        RunAncestors.candidates(hint: hint).lazy.compactMap(register(with:)).first
     }
 
     private static func register(with pid: pid_t) -> EnclosingRun? {

@@ -1,3 +1,5 @@
+import LNPCoreHost
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -64,8 +66,7 @@ final class ProcessTree {
         return false
     }
 
-    /// The fourth field of /proc/PID/stat.
-    static func parent(of pid: pid_t) -> pid_t? { field(4, of: pid).flatMap { pid_t($0) } }
+    static func parent(of pid: pid_t) -> pid_t? { ProcessAncestry.parent(of: pid) }
 
     /// The 22nd field of /proc/PID/stat: when the process started, in clock ticks since boot.
     static func startTime(of pid: pid_t) -> UInt64? { field(22, of: pid).flatMap { UInt64($0) } }

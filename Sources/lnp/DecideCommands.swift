@@ -46,6 +46,7 @@ struct Decide: ParsableArguments {
 
     func decide(_ state: ProgramState) throws {
         if programs.isEmpty { throw Output.fail("give at least one program", status: 64) }
+        try Decisions.refuseInsideARun()
         // Everything is checked before anything is recorded.
         var identities: [ProgramIdentity] = []
         for name in programs {

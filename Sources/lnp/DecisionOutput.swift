@@ -169,6 +169,17 @@ enum Decisions {
         }
     }
 
+    /// Decisions are the person's: a program lnp-run runs (or anything it starts, a shell in a
+    /// terminal of its own included) cannot allow itself, or anything else. The process tree
+    /// decides; an environment that says LNP_RUN (a process that outlived its lnp-run) may
+    /// refuse too — what the environment says never allows.
+    static func refuseInsideARun() throws(ExitCode) {
+        let run = RunAncestors.enclosing().map { "lnp-run pid \($0)" }
+            ?? ProgramLocator.environmentValue("LNP_RUN").map { _ in "LNP_RUN is set" }
+        guard let run else { return }
+        throw Output.fail("decisions are not changed from inside a program lnp-run runs (\(run)); run this outside it")
+    }
+
     static func refusal(_ path: String, _ decision: Decision) -> String {
         guard case .administrator(let file, let line) = decision.source else { return "" }
         return "\(path) is decided by the administrator (\(file):\(line)); a user's decision cannot override it"

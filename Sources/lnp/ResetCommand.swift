@@ -35,6 +35,7 @@ struct ResetCommand: ParsableCommand {
     func run() throws {
         let modes = (programs.isEmpty ? 0 : 1) + (all ? 1 : 0) + (changed ? 1 : 0)
         if modes != 1 { throw Output.fail("give programs, --all or --changed (exactly one of them)", status: 64) }
+        try Decisions.refuseInsideARun()
         let store = try Decisions.store(create: false)
 
         var reset: [String] = []

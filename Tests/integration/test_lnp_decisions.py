@@ -362,3 +362,49 @@ def test_an_empty_etc_lnp_means_no_administrator_entries(user, programs, etc_lnp
     a = user.install(programs["a"], "tool")
     assert as_administered(user, "", "list").stdout == EMPTY
     assert as_administered(user, "", "allow", a).stdout == f"allowed {a}\n"
+
+
+SPAWN_IN_A_PTY = "import os, pty, sys; status = pty.spawn(sys.argv[1:]); sys.exit(os.waitstatus_to_exitcode(status))"
+
+
+@pytest.mark.parametrize("how", ["directly", "without any environment", "in a terminal of its own", "orphaned"])
+def test_a_wrapped_program_cannot_change_decisions(user, programs, build, how):
+    """Decisions are the person's: `lnp allow`, `deny` and `reset` run by a program under
+    lnp-run — with its environment emptied, in a pseudo-terminal it opened, or orphaned to
+    lnp-run — are refused with one line, and the store is left as it was."""
+    tool = user.install(programs["a"], "tool-a")
+    assert user("deny", tool).returncode == 0
+    before = user.json("list")
+    for arguments in (["allow", tool], ["deny", tool], ["reset", tool], ["reset", "--all"]):
+        command = [str(user.lnp), *[str(a) for a in arguments]]
+        if how == "without any environment":
+            command = ["env", "-i", f"XDG_STATE_HOME={user.root / 'state'}", *command]
+        elif how == "in a terminal of its own":
+            command = ["python3", "-c", SPAWN_IN_A_PTY, *command]
+        elif how == "orphaned":
+            report = user.root / "orphan.txt"
+            # Started twice removed, so that its parent ends at once and lnp-run (the subreaper)
+            # inherits it; the program waits for its line.
+            command = ["sh", "-c", f'( ("$@" > {report} 2>&1; echo "status $?" >> {report}) & ); '
+                       f'until grep -q status {report} 2>/dev/null; do sleep 0.05; done', "sh", *command]
+        result = subprocess.run([str(build.lnp_run), "--deny", "--", *command], capture_output=True, text=True,
+                                env=user.env, timeout=60)
+        if how == "orphaned":
+            output = report.read_text()
+            assert "status 1" in output, output
+            report.unlink()
+        else:
+            output = result.stdout + result.stderr
+            assert result.returncode == 1, output
+        assert "lnp: decisions are not changed from inside a program lnp-run runs" in output
+        assert "run this outside it" in output
+    assert user.json("list") == before
+
+
+def test_a_process_started_under_lnp_run_cannot_change_decisions_after_it(user, programs):
+    """A process that outlives its lnp-run still says where it came from (LNP_RUN): what the
+    environment says can refuse a change, never allow one."""
+    tool = user.install(programs["a"], "tool-a")
+    result = user("allow", tool, env={"LNP_RUN": "999999"})
+    assert result.returncode == 1 and "run this outside it" in result.stderr, result.stderr
+    assert user.json("list") == []

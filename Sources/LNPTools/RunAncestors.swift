@@ -1,0 +1,46 @@
+import LNPCoreHost
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The lnp-runs a process may run under, found from the kernel's process tree rather than
+/// from its environment (which a program may have emptied or forged).
+public enum RunAncestors {
+    /// The processes to try, nearest first: the one `hint` (LNP_RUN) names, then each ancestor.
+    public static func candidates(hint: String?) -> [pid_t] {
+        var candidates: [pid_t] = []
+        if let hint, let pid = pid_t(hint), pid > 1 { candidates.append(pid) }
+        var pid = getppid()
+        for _ in 0..<64 where pid > 1 {
+            if !candidates.contains(pid) { candidates.append(pid) }
+            guard let parent = ProcessAncestry.parent(of: pid) else { break }
+            pid = parent
+        }
+        return candidates
+    }
+
+    /// The nearest ancestor that is an lnp-run, if any: one that answers on lnp-run's channel
+    /// (Sources/LNPCore/RunChannel.swift, the listener checked to be that process), or whose
+    /// executable is named lnp-run (one in another network namespace cannot be reached).
+    public static func enclosing() -> pid_t? {
+        candidates(hint: nil).first { answers($0) || executableName(of: $0) == "lnp-run" }
+    }
+
+    private static func answers(_ pid: pid_t) -> Bool {
+        var reply = [UInt8](repeating: 0, count: 4200)
+        let request = Array("settings".utf8)
+        let count = request.withUnsafeBytes { message in
+            reply.withUnsafeMutableBytes { RunChannel.request(message, to: Int32(pid), reply: $0) }
+        }
+        return count != nil
+    }
+
+    private static func executableName(of pid: pid_t) -> Substring? {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let count = readlink("/proc/\(pid)/exe", &buffer, buffer.count - 1)
+        guard count > 0 else { return nil }
+        let path = String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return path.split(separator: "/").last
+    }
+}
