@@ -70,3 +70,46 @@ static inline int lnp_peer_pid(int fd) {
 /// accept4 (a GNU extension): a connection, close-on-exec and non-blocking; or -1.
 int accept4(int fd, struct sockaddr *address, socklen_t *length, int flags);
 static inline int lnp_accept_nonblocking(int fd) { return accept4(fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK); }
+
+// The program's terminal (Sources/lnp-run/TerminalRelay.swift): ioctl is variadic, which Swift
+// cannot call; posix_openpt and POSIX_SPAWN_SETSID need _GNU_SOURCE-era declarations.
+#include <sys/ioctl.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <spawn.h>
+
+/// A new pseudo-terminal's master, unlocked, not this process's controlling terminal; -1
+/// with errno.
+static inline int lnp_open_pty_master(void) {
+    int fd = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0) return -1;
+    if (grantpt(fd) != 0 || unlockpt(fd) != 0) {
+        int saved = errno;
+        close(fd);
+        errno = saved;
+        return -1;
+    }
+    return fd;
+}
+
+/// The number of a pty master's terminal (/dev/pts/N); -1 with errno.
+static inline int lnp_pty_number(int fd) {
+    unsigned number = 0;
+    return ioctl(fd, TIOCGPTN, &number) == 0 ? (int)number : -1;
+}
+
+/// The window size of terminal `from`, given to terminal `to` (whose process group hears
+/// of it by SIGWINCH).
+static inline int lnp_copy_window_size(int from, int to) {
+    struct winsize size;
+    if (ioctl(from, TIOCGWINSZ, &size) != 0) return -1;
+    return ioctl(to, TIOCSWINSZ, &size);
+}
+
+/// The foreground process group of the terminal behind a pty master.
+static inline int lnp_foreground_group(int fd) {
+    int group = 0;
+    return ioctl(fd, TIOCGPGRP, &group) == 0 ? group : -1;
+}
+
+enum { LNP_POSIX_SPAWN_SETSID = 0x80 };

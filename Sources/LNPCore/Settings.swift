@@ -234,7 +234,7 @@ enum SettingsStore {
         if let found = ask(hint, reply) { return found }
         // The hint is gone, stale or false: the nearest ancestor that is an lnp-run.
         var pid = ProcessAncestry.parent(of: 0)
-        for _ in 0..<32 {
+        for _ in 0..<4096 {  // RunAncestors.depth: as deep as process trees go
             guard let candidate = pid, candidate > 1 else { break }
             if candidate != hint, let found = ask(candidate, reply) { return found }
             pid = ProcessAncestry.parent(of: candidate)

@@ -7,17 +7,28 @@ import Glibc
 /// The lnp-runs a process may run under, found from the kernel's process tree rather than
 /// from its environment (which a program may have emptied or forged).
 public enum RunAncestors {
+    /// How many ancestors are looked at: deeper than any real process tree, so that a program
+    /// cannot hide its lnp-run by starting itself through many processes.
+    public static let depth = 4096
+
     /// The processes to try, nearest first: the one `hint` (LNP_RUN) names, then each ancestor.
     public static func candidates(hint: String?) -> [pid_t] {
         var candidates: [pid_t] = []
         if let hint, let pid = pid_t(hint), pid > 1 { candidates.append(pid) }
+        for pid in ancestors() where !candidates.contains(pid) { candidates.append(pid) }
+        return candidates
+    }
+
+    /// This process's ancestors, nearest first, init left out.
+    public static func ancestors() -> [pid_t] {
+        var ancestors: [pid_t] = []
         var pid = getppid()
-        for _ in 0..<64 where pid > 1 {
-            if !candidates.contains(pid) { candidates.append(pid) }
+        for _ in 0..<depth where pid > 1 {
+            ancestors.append(pid)
             guard let parent = ProcessAncestry.parent(of: pid) else { break }
             pid = parent
         }
-        return candidates
+        return ancestors
     }
 
     /// The nearest ancestor that is an lnp-run, if any: one that answers on lnp-run's channel

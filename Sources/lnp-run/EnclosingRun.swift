@@ -20,20 +20,40 @@ struct EnclosingRun {
     var errno: Int32
     var records: RecordScope
 
-    static func find(hint: String?) -> EnclosingRun? {
-        RunAncestors.candidates(hint: hint).lazy.compactMap(register(with:)).first
+    /// An lnp-run among this one's ancestors that will not take it as nested (another lnp-run
+    /// executable, say) is no reason to run unwatched: lnp-run refuses to start.
+    static func find(hint: String?) throws(Failure) -> EnclosingRun? {
+        let ancestors = RunAncestors.ancestors()
+        for candidate in RunAncestors.candidates(hint: hint) {
+            switch register(with: candidate) {
+            case .registered(let run): return run
+            case .refused where ancestors.contains(candidate):
+                throw Failure("lnp-run \(candidate) runs this one but does not take it as nested (is it another lnp-run "
+                    + "executable?); refusing to run the program outside its watch")
+            case .refused, .absent: continue
+            }
+        }
+        return nil
     }
 
-    private static func register(with pid: pid_t) -> EnclosingRun? {
+    private enum Registration {
+        case registered(EnclosingRun)
+        /// An lnp-run answered, but not with settings for this one.
+        case refused
+        case absent
+    }
+
+    private static func register(with pid: pid_t) -> Registration {
         var reply = [UInt8](repeating: 0, count: 4200)
         let request = Array("nested".utf8)
         let count = request.withUnsafeBytes { message in
             reply.withUnsafeMutableBytes { RunChannel.request(message, to: Int32(pid), reply: $0) }
         }
-        guard let count, let settings = reply[0..<count].withUnsafeBufferPointer({ Settings.fromReply($0) }) else { return nil }
-        return EnclosingRun(
+        guard let count else { return .absent }
+        guard let settings = reply[0..<count].withUnsafeBufferPointer({ Settings.fromReply($0) }) else { return .refused }
+        return .registered(EnclosingRun(
             pid: pid, decision: settings.decision, asking: settings.asking, basis: settings.basis, errno: settings.errno,
-            records: settings.records)
+            records: settings.records))
     }
 
     /// This run's policy, narrowed by the enclosing run's: a decided denial there denies

@@ -153,7 +153,7 @@ struct LNPRun: ParsableCommand {
         launch.warnings.forEach(Diagnostics.warning)
 
         let ownRecords: RecordScope = audit == nil && !summary ? .none : auditAll ? .all : .local
-        let enclosing = EnclosingRun.find(hint: ProgramLocator.environmentValue("LNP_RUN"))
+        let enclosing = try EnclosingRun.find(hint: ProgramLocator.environmentValue("LNP_RUN"))
         var settings = LaunchSettings(
             preload: preload, program: identity.path, decision: launch.policy, errno: errno,
             attribution: attribution.rawValue, records: ownRecords, basis: launch.basis)
@@ -182,11 +182,14 @@ struct LNPRun: ParsableCommand {
         _ = lnp_become_subreaper()
         Spawn.keepDescriptorForThePreload()
         let environment = settings.environment(from: ProcessEnvironment.current(), runPID: getpid())
+        // A run that may ask gives the program a terminal of its own (TerminalRelay).
+        let relay = asking != nil ? TerminalRelay.start() : nil
         let child: pid_t
-        switch Spawn.start(path: program, arguments: arguments, environment: environment, signals: signals) {
+        switch Spawn.start(path: program, arguments: arguments, environment: environment, signals: signals, relay: relay) {
         case .success(let pid): child = pid
         case .failure(let spawnFailure):
             let failure = spawnFailure.errno
+            relay?.finish()
             server.stop()
             throw Failure("cannot execute \(program): \(ErrnoName.description(of: failure))",
                           status: failure == ENOENT ? ExitStatus.notFound : ExitStatus.notExecutable)
@@ -195,7 +198,7 @@ struct LNPRun: ParsableCommand {
         if launch.needsMarkingUsed { LaunchDecision.markUsed(identity) }
         let status = Supervisor(
             child: child, signals: signals, server: server, tree: ProcessTree(), records: records, settings: settings,
-            asking: asking, upstream: asksUp ? enclosing?.pid : nil
+            asking: asking, upstream: asksUp ? enclosing?.pid : nil, relay: relay
         ).run()
         records.finish()
         server.stop()

@@ -69,8 +69,11 @@ struct SpawnFailure: Error {
 
 enum Spawn {
     /// Starts the program as lnp-run's child, with the signal mask and dispositions lnp-run
-    /// itself was started with. Returns the child, or the errno of a failed exec.
-    static func start(path: String, arguments: [String], environment: [String], signals: SignalIntake) -> Result<pid_t, SpawnFailure> {
+    /// itself was started with — on `relay`'s terminal, if given: in a session of its own
+    /// whose controlling terminal it is, in place of the standard streams that were the
+    /// person's terminal. Returns the child, or the errno of a failed exec.
+    static func start(path: String, arguments: [String], environment: [String], signals: SignalIntake,
+                      relay: TerminalRelay?) -> Result<pid_t, SpawnFailure> {
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
@@ -80,7 +83,22 @@ enum Spawn {
         sigemptyset(&defaults)
         if !signals.pipeWasIgnored { sigaddset(&defaults, SIGPIPE) }
         posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        var flags = Int32(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF)
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        if let relay {
+            flags |= Int32(LNP_POSIX_SPAWN_SETSID)
+            // Opened without O_NOCTTY by a session leader with none, the pty becomes its
+            // controlling terminal; the number is lnp-run's own (close-on-exec) descriptor
+            // for it, so no descriptor the program inherits is touched.
+            posix_spawn_file_actions_addopen(&actions, relay.slave, relay.slavePath, O_RDWR, 0)
+            for stream in Int32(0)...2 where relay.isTerminal(stream) {
+                posix_spawn_file_actions_adddup2(&actions, relay.slave, stream)
+            }
+            posix_spawn_file_actions_addclose(&actions, relay.slave)
+        }
+        posix_spawnattr_setflags(&attributes, Int16(flags))
         let argv = arguments.map { strdup($0) } + [nil]
         let envp = environment.map { strdup($0) } + [nil]
         defer {
@@ -88,7 +106,7 @@ enum Spawn {
             envp.forEach { free($0) }
         }
         var child: pid_t = 0
-        let result = posix_spawn(&child, path, nil, &attributes, argv, envp)
+        let result = posix_spawn(&child, path, &actions, &attributes, argv, envp)
         return result == 0 ? .success(child) : .failure(SpawnFailure(errno: result))
     }
 

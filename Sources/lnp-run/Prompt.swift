@@ -49,7 +49,7 @@ struct PromptText {
 /// accident; a line that starts otherwise asks again. Works whether the terminal gives lines
 /// or keys.
 struct AnswerReader {
-    enum Outcome: Equatable { case allow, deny, unclear, pending }
+    enum Outcome: Equatable { case allow, deny, unclear, pending, interrupt }
 
     private var atLineStart = true
     private var sawText = false
@@ -57,6 +57,7 @@ struct AnswerReader {
     mutating func feed(_ bytes: [UInt8]) -> Outcome {
         for byte in bytes {
             switch byte {
+            case 0x03: return .interrupt  // Ctrl-C, typed on a terminal in raw mode
             case UInt8(ascii: "\n"), UInt8(ascii: "\r"):
                 let unclear = sawText
                 atLineStart = true
@@ -77,20 +78,20 @@ struct AnswerReader {
     }
 }
 
-/// The controlling terminal, opened for the prompt only: never the program's stdin or
-/// stdout, so a program whose output is redirected is still asked.
+/// The person's terminal, for the prompt: reached through the relay only, so that what the
+/// program types on its own terminal cannot answer (`TerminalRelay`). Never the program's
+/// stdin or stdout, so a program whose output is redirected is still asked.
 struct Terminal {
     let fd: Int32
 
-    /// nil when there is no controlling terminal, or lnp-run is a background job (it cannot
-    /// read the terminal then): like an iOS app in the background, the program is not asked.
-    static func open() -> Terminal? {
-        let fd = Glibc.open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC | O_NONBLOCK)
+    /// nil without a relay, or when lnp-run is a background job (it cannot read the terminal
+    /// then): like an iOS app in the background, the program is not asked. While the prompt
+    /// is up, the relay leaves what is typed to it.
+    static func open(through relay: TerminalRelay?) -> Terminal? {
+        guard let relay, !relay.hungUp, relay.isForeground else { return nil }
+        let fd = fcntl(relay.terminal, F_DUPFD_CLOEXEC, 0)
         guard fd >= 0 else { return nil }
-        guard tcgetpgrp(fd) == getpgrp() else {
-            Glibc.close(fd)
-            return nil
-        }
+        relay.paused = true
         return Terminal(fd: fd)
     }
 

@@ -14,7 +14,8 @@ final class RunRecords {
     /// The enclosing lnp-run, if this one is nested and it records.
     let upstream: pid_t?
     private(set) var lost = LostRecords()
-    /// Records refused: sent by a process that is not of this run, or about another process.
+    /// Records refused: sent by a process that is not of this run, about another process, or
+    /// not in the form the preload writes (`RecordLine`).
     private(set) var refused = 0
     /// The records, kept for `--summary`.
     private(set) var entries: [AuditEntry]? = nil
@@ -29,13 +30,15 @@ final class RunRecords {
     func receive(_ record: ReceivedRecord, from tree: ProcessTree) {
         // A process may report only its own operations; a nested lnp-run passes on its tree's.
         let nested = tree.isNested(record.sender)
-        guard nested || (tree.owns(record.sender) && (record.line.isEmpty || record.claimedPID == record.sender)) else {
+        guard nested || (tree.owns(record.sender) && (record.line.isEmpty || record.claimedPID == record.sender)),
+            record.line.isEmpty || RecordLine.isWellFormed(record.line)
+        else {
             refused += 1
             return
         }
         lost.add(Int(record.lost), .notSent)
         guard !record.line.isEmpty else { return }
-        if scope == .local && record.line.suffix(15).elementsEqual("\"local\":false}".utf8.suffix(15)) { return }
+        if scope == .local && record.line.reversed().starts(with: "\"local\":false}".utf8.reversed()) { return }
         var line = Array(record.line)
         if entries != nil, let entry = try? AuditEntry.parse(line: line) { entries?.append(entry) }
         if let upstream { forward(record, to: upstream) }

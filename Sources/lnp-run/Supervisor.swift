@@ -30,12 +30,18 @@ final class Supervisor {
     private let asking: Asking?
     /// The enclosing lnp-run, when what this run would allow is asked there too.
     private let upstream: pid_t?
+    /// The program's own terminal, when this run may ask (`TerminalRelay`).
+    private let relay: TerminalRelay?
     private var state = AskingState()
     private var terminal: Terminal?
     private var reader = AnswerReader()
     private var deadline: Double = 0
     /// Connections whose request has not arrived yet.
-    private var arriving: [Int32] = []
+    private var arriving: [(client: Int32, deadline: Double)] = []
+    /// How long a connection may take to send its request, and how many may be waiting: a
+    /// process that connects and says nothing must not hold lnp-run's descriptors.
+    private static let arrivalSeconds = 2.0
+    private static let arrivingAtMost = 256
     /// Asks waiting for the person's answer, with what they ask and who asks.
     private var holders: [(client: Int32, ask: ReceivedAsk, asker: Asker)] = []
     /// Asks passed up to the enclosing lnp-run: the connection there, and who waits here.
@@ -44,7 +50,7 @@ final class Supervisor {
     private var upstreamAnswer: Answer? = nil
 
     init(child: pid_t, signals: SignalIntake, server: RunServer, tree: ProcessTree, records: RunRecords,
-         settings: LaunchSettings, asking: Asking?, upstream: pid_t?) {
+         settings: LaunchSettings, asking: Asking?, upstream: pid_t?, relay: TerminalRelay?) {
         self.child = child
         self.signals = signals
         self.server = server
@@ -53,6 +59,7 @@ final class Supervisor {
         self.settings = settings
         self.asking = asking
         self.upstream = upstream
+        self.relay = relay
     }
 
     /// Runs until the program ends; returns its wait status.
@@ -64,8 +71,9 @@ final class Supervisor {
             if let destination = records.destination, destination.waitsToWrite {
                 fds.append(pollfd(fd: destination.fd, events: Int16(POLLOUT), revents: 0))
             }
-            for client in arriving { fds.append(pollfd(fd: client, events: Int16(POLLIN), revents: 0)) }
+            for pending in arriving { fds.append(pollfd(fd: pending.client, events: Int16(POLLIN), revents: 0)) }
             for pending in passedUp { fds.append(pollfd(fd: pending.upward, events: Int16(POLLIN), revents: 0)) }
+            fds += relay?.pollFDs ?? []
             if let terminal { fds.append(pollfd(fd: terminal.fd, events: Int16(POLLIN), revents: 0)) }
             let ready = poll(&fds, nfds_t(fds.count), timeoutMilliseconds())
             if ready < 0 && errno != EINTR { break }
@@ -73,9 +81,11 @@ final class Supervisor {
 
             takeRecords()
             if records.destination?.waitsToWrite == true { records.flush() }
+            relay?.pump()
             if let status = handleSignals() {
                 takeRecords()  // those sent just before the program ended
                 finishAsking()
+                relay?.finish()
                 return status
             }
             acceptRequests()
@@ -86,6 +96,7 @@ final class Supervisor {
         }
         // poll failed: answer whoever waits, and wait for the program plainly.
         finishAsking()
+        relay?.finish()
         var status: Int32 = 0
         while waitpid(child, &status, 0) < 0 && errno == EINTR {}
         return status
@@ -93,19 +104,16 @@ final class Supervisor {
 
     // MARK: Signals and children
 
-    /// The program's wait status once it has ended; orphans are reaped silently.
+    /// The program's wait status once it has ended; orphans are reaped silently. On its own
+    /// terminal (`TerminalRelay`), the program follows the person's terminal's size, and
+    /// lnp-run continued continues it.
     private func handleSignals() -> Int32? {
         var ended: Int32? = nil
         for info in signals.drain() {
             let number = Int32(info.ssi_signo)
-            if SignalOrigin.shouldForward(info) {
-                kill(child, number)
-            } else if number == SIGINT && info.ssi_code == SI_KERNEL && terminal != nil {
-                // Ctrl-C at the prompt: nothing is decided, and the program gets its SIGINT.
-                terminal?.say("\r\n(interrupted: nothing decided)\r\n")
-                answerHolders(state.interrupted())
-                closeTerminal()
-            }
+            if SignalOrigin.shouldForward(info) { kill(child, number) }
+            if number == SIGWINCH { relay?.resize() }
+            if number == SIGCONT { relay?.resumed() }
         }
         while true {
             var status: Int32 = 0
@@ -116,9 +124,11 @@ final class Supervisor {
         return ended
     }
 
+    /// Until the prompt's deadline, or the first arriving connection's.
     private func timeoutMilliseconds() -> Int32 {
-        guard terminal != nil else { return -1 }
-        return Int32(max(0, min(Double(Int32.max), (deadline - Self.now()) * 1000)))
+        let deadlines = (terminal != nil ? [deadline] : []) + arriving.map(\.deadline)
+        guard let next = deadlines.min() else { return -1 }
+        return Int32(max(0, min(Double(Int32.max), (next - Self.now()) * 1000)))
     }
 
     private func takeRecords() {
@@ -127,17 +137,26 @@ final class Supervisor {
 
     // MARK: Requests
 
+    /// Connections of this run's tree are taken; any other process's is closed at once.
     private func acceptRequests() {
-        while let client = server.accept() { arriving.append(client) }
+        while let client = server.accept() {
+            guard tree.owns(RunServer.sender(of: client)) else {
+                close(client)
+                continue
+            }
+            if arriving.count >= Self.arrivingAtMost { close(arriving.removeFirst().client) }
+            arriving.append((client, Self.now() + Self.arrivalSeconds))
+        }
     }
 
     private func readArrivingRequests() {
-        var stillArriving: [Int32] = []
-        for client in arriving {
-            switch RunServer.readRequest(client) {
-            case nil: stillArriving.append(client)
-            case .failure: close(client)
-            case .success(let request): handle(request, from: client)
+        var stillArriving: [(client: Int32, deadline: Double)] = []
+        let now = Self.now()
+        for pending in arriving {
+            switch RunServer.readRequest(pending.client) {
+            case nil where now < pending.deadline: stillArriving.append(pending)
+            case nil, .failure: close(pending.client)
+            case .success(let request): handle(request, from: pending.client)
             }
         }
         arriving = stillArriving
@@ -195,7 +214,7 @@ final class Supervisor {
             return passUp(ask, by: asker, from: client)
         }
         if state.action(forAskHolding: ask.holding) == .startPrompt {
-            if let opened = Terminal.open() {
+            if let opened = Terminal.open(through: relay) {
                 terminal = opened
                 reader = AnswerReader()
                 deadline = Self.now() + Double(asking.timeoutSeconds)
@@ -287,6 +306,12 @@ final class Supervisor {
         switch reader.feed(typed) {
         case .pending: return
         case .unclear: terminal.say(PromptText.reminder)
+        case .interrupt:
+            // Ctrl-C at the prompt: nothing is decided, and the program gets its Ctrl-C.
+            terminal.say("\r\n(interrupted: nothing decided)\r\n")
+            answerHolders(state.interrupted())
+            closeTerminal()
+            relay?.type([0x03])
         case .allow: decide(allow: true, asking: asking, terminal: terminal)
         case .deny: decide(allow: false, asking: asking, terminal: terminal)
         }
@@ -318,6 +343,7 @@ final class Supervisor {
     private func closeTerminal() {
         terminal?.close()
         terminal = nil
+        relay?.paused = false
     }
 
     /// The program ended: a prompt still up is withdrawn, and whoever waits is let go.
@@ -326,7 +352,7 @@ final class Supervisor {
             terminal.say("\r\n(the program ended; nothing decided)\r\n")
             closeTerminal()
         }
-        for client in holders.map(\.client) + arriving + passedUp.map(\.client) { close(client) }
+        for client in holders.map(\.client) + arriving.map(\.client) + passedUp.map(\.client) { close(client) }
         for pending in passedUp { close(pending.upward) }
     }
 

@@ -1,6 +1,11 @@
+import Foundation
 import Testing
 @testable import LNPCoreHost
 @testable import lnp_run
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 @Suite("Records as lnp-run takes them")
 struct RunRecordsTests {
@@ -67,5 +72,41 @@ struct RunRecordsTests {
             "8 record(s) of this run were lost: the audit file could not be written: No space left on device",
             "2 record(s) of this run were lost: the file size limit (RLIMIT_FSIZE) was reached",
         ])
+    }
+
+    /// Only what the preload writes is written: one line, each key once and plainly, so that
+    /// the pid lnp-run checks is the pid every reader reads.
+    @Test(arguments: [
+        ("{\"time\":\"t\",\"pid\":7,\"host\":\"a\\u001b[2Kb\",\"domains\":[\"x\",\"y\"],\"local\":true}", true),
+        ("{\"time\":\"t\",\"pid\":7,\"host\":\"a \\\"quoted\\\" \\\\\",\"x\":{\"pid\":1}}", true),
+        ("{\"time\":\"t\",\"pid\":7}\n{\"time\":\"t\",\"pid\":1}", false),
+        ("{\"time\":\"t\",\"pid\":7,\"pid\":4242}", false),
+        ("{\"time\":\"t\",\"pid\":7,\"p\\u0069d\":31337}", false),
+        ("{\"time\":\"t\",\"pid\":7}}", false),
+        ("{\"time\":\"t\",\"pid\":7", false),
+        ("{\"time\":\"t\",\"host\":\"x\"}", false),
+        ("not json at all", false),
+        ("{\"time\":\"t\",\"pid\":7,\"host\":\"tab\there\"}", false),
+    ])
+    func recordLinesAreChecked(line: String, wellFormed: Bool) {
+        #expect(RecordLine.isWellFormed(Array(line.utf8)[...]) == wellFormed)
+    }
+
+    @Test func aRecordOfActivityOffTheLocalNetworkIsLeftOutOfALocalAudit() throws {
+        let path = "/tmp/lnp-run-records-test-\(getpid()).jsonl"
+        defer { unlink(path) }
+        let records = RunRecords(destination: try AuditDestination.open(path), scope: .local, summarising: false, upstream: nil)
+        let tree = ProcessTree(root: getppid())
+        let me = getpid()
+        for local in [true, false] {
+            var bytes = [UInt8](repeating: 0, count: RecordDatagram.headerSize)
+                + Array("{\"time\":\"2026-01-01T00:00:00.000000Z\",\"pid\":\(me),\"local\":\(local)}".utf8)
+            bytes.withUnsafeMutableBytes { RecordDatagram.writeHeader(lost: 0, severity: 5, into: $0) }
+            records.receive(ReceivedRecord(bytes, sender: me)!, from: tree)
+        }
+        records.finish()
+        #expect(records.refused == 0)
+        let written = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(written.split(separator: "\n").map { $0.hasSuffix("\"local\":true}") } == [true])
     }
 }

@@ -52,7 +52,7 @@ def test_many_processes_and_threads_give_whole_lines_and_an_exact_count(lan, fix
     text = audit.path.read_text()
     assert text.endswith("\n")
     records = audit.records()  # every line parses as JSON: none torn, none interleaved
-    assert len(records) == processes * threads * calls
+    assert len(records) == processes * threads * calls, result.stderr
     assert len({r["pid"] for r in records}) == processes
     assert all(r["decision"] == "deny" and r["op"] == "connect" for r in records)
 

@@ -323,3 +323,71 @@ def test_a_forged_ask_is_shown_for_what_it_is(lan, state, workdir):
     assert f"process   {pid} {python}\r" in terminal.text
     assert (f"lnp-run: denied without asking: process {pid} ({python}) reports connect tcp 127.0.0.1:443: "
             "not a local-network operation here (loopback)") in err.read_text()
+
+
+def test_a_program_cannot_type_the_answer(lan, state, audit, workdir):
+    """A program's child types `a` and Enter into its terminal (TIOCSTI) while the prompt is
+    up: the keystrokes reach the program's own terminal, which lnp-run made, never the
+    prompt, which waits for the person."""
+    program = lan_client("typist", HOST, PORT, r"a\n")
+    terminal, out, err = on_terminal(lan, ["--audit", audit.path], program, state, redirect=workdir / "typist")
+    terminal.wait_for("Don't Allow")
+    deadline = time.monotonic() + 10
+    while '"typed"' not in out.read_text():
+        assert time.monotonic() < deadline, "the child did not type"
+        time.sleep(0.05)
+    assert json_lines(out.read_text())[0] == {"typed": True}, "the keystrokes were typed (into the program's terminal)"
+    terminal.read(1.0)
+    assert "allowed" not in terminal.text and "denied" not in terminal.text, terminal.text
+    terminal.type("d\n")
+    assert terminal.finish() == 0
+    assert "denied and remembered" in terminal.text
+    assert [line["errno"] for line in json_lines(out.read_text()) if "attempt" in line] == [errno.EHOSTUNREACH]
+    assert store_rows(state) == [(str(FIXTURES / "lan_client.py"), "denied")]
+    assert [r["because"] for r in audit.records()] == ["answered"]
+
+
+def test_the_program_keeps_a_working_terminal_while_it_may_be_asked(lan, state, workdir):
+    """When a run may ask, the program runs on a terminal of lnp-run's making: its output
+    shows, what the person types reaches it, and it is its controlling terminal."""
+    script = 'tty; IFS= read -r line; echo "got $line"; exec python3 "$0" once ' + f"{HOST} {PORT}"
+    full = ["ip", "netns", "exec", lan.client_ns, lan.build.lnp_run, "--", "sh", "-c", script, str(FIXTURES / "lan_client.py")]
+    terminal = Terminal(full, environment(state))
+    terminal.wait_for("/dev/pts/")
+    persons = os.readlink(f"/proc/{terminal.pid}/fd/2")  # lnp-run's: the test's pseudo-terminal
+    terminal.type("hello\r")
+    terminal.wait_for("got hello")
+    terminal.wait_for("Don't Allow")
+    terminal.type("d")
+    assert terminal.finish() == 0
+    text = terminal.text
+    assert f'"errno": {errno.EHOSTUNREACH}' in text
+    programs = re.search(r"/dev/pts/\d+", text).group(0)
+    assert persons.startswith("/dev/pts/") and programs != persons
+
+
+def test_what_the_program_writes_waits_while_the_prompt_is_up(lan, state, workdir):
+    """The program cannot draw over the question: its output waits until the person has
+    answered."""
+    script = f'(sleep 1; printf "DRAWN-OVER\\n") & exec python3 "$0" once {HOST} {PORT}'
+    full = ["ip", "netns", "exec", lan.client_ns, lan.build.lnp_run, "--", "sh", "-c", script, str(FIXTURES / "lan_client.py")]
+    terminal = Terminal(full, environment(state))
+    terminal.wait_for("Don't Allow")
+    terminal.read(2.0)
+    assert "DRAWN-OVER" not in terminal.text
+    terminal.type("d")
+    assert terminal.finish() == 0
+    assert terminal.text.index("denied and remembered") < terminal.text.index("DRAWN-OVER")
+
+
+def test_a_terminal_that_hangs_up_ends_the_run(lan, state, workdir):
+    """The person's terminal closes: the program's terminal hangs up too (SIGHUP), and
+    lnp-run ends with it rather than spinning on a dead terminal."""
+    full = ["ip", "netns", "exec", lan.client_ns, lan.build.lnp_run, "--", "sh", "-c", "echo started; sleep 60"]
+    terminal = Terminal(full, environment(state))
+    terminal.wait_for("started")
+    os.close(terminal.fd)
+    deadline = time.monotonic() + 10
+    while not os.waitpid(terminal.pid, os.WNOHANG)[0]:
+        assert time.monotonic() < deadline, "lnp-run did not end when its terminal hung up"
+        time.sleep(0.05)

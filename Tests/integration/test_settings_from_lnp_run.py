@@ -3,6 +3,7 @@ a forged, stale or missing variable neither widens access nor drops records. Nes
 only narrow. tcpdump on the peer proves that a denied operation sent nothing."""
 
 import json
+import shutil
 import subprocess
 import time
 
@@ -103,3 +104,69 @@ def test_a_nested_run_under_an_undetermined_program_asks_the_enclosing_run(lan, 
     assert capture.packets() == []
     assert "there is no terminal to ask on" in result.stderr
     assert [(r["decision"], r["because"]) for r in audit.records()] == [("deny", "no-terminal")]
+
+
+def test_another_lnp_run_executable_inside_a_run_refuses_to_start(lan, fixtures, audit, workdir):
+    """A second copy of lnp-run (another install, a fresh build) under `--deny` cannot be
+    taken as nested; it does not run its program outside the enclosing run's watch."""
+    copy = workdir / f"other-lnp-{time.monotonic_ns()}"
+    copy.mkdir()
+    for name in ("lnp-run", "liblnp.so"):
+        shutil.copy(lan.build.directory / name, copy / name)
+    capture = lan.capture(TO_PEER)
+    result = lan.lnp_run(["--deny", "--audit", str(audit.path)],
+                         [copy / "lnp-run", "--allow", "--", fixtures.probe, "sendto", "10.77.0.2", "9999"])
+    assert result.returncode == 125, result.stderr
+    assert "does not take it as nested" in result.stderr and "refusing to run the program" in result.stderr
+    assert json_lines(result.stdout) == []
+    assert capture.packets() == []
+
+
+def test_a_run_deep_down_the_tree_is_still_nested(lan, fixtures, audit, workdir):
+    """Started through more processes than any real tree has, with LNP_RUN removed: the
+    nested run still finds the enclosing one and is denied."""
+    deep = workdir / "deep.sh"
+    deep.write_text('n=$1; shift\nif [ "$n" -gt 0 ]; then sh "$0" $((n - 1)) "$@"; exit $?; fi\nexec "$@"\n')
+    capture = lan.capture(TO_PEER)
+    result = lan.lnp_run(["--deny", "--audit", str(audit.path)],
+                         ["sh", deep, "40", "env", "-u", "LNP_RUN", lan.build.lnp_run, "--allow", "--",
+                          *probe_sends(fixtures).split()])
+    assert json_lines(result.stdout)[0]["errno"] == "EHOSTUNREACH", result.stderr
+    assert capture.packets() == []
+
+
+FLOOD = """
+import socket, sys, time
+held = []
+time.sleep(0.3)
+for _ in range(400):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    s.setblocking(False)
+    try:
+        s.connect(b"\\0lnp-run/" + sys.argv[1].encode())
+    except OSError:
+        pass
+    held.append(s)
+time.sleep(8)
+"""
+
+
+def test_connections_from_outside_the_run_cannot_stall_it(lan, fixtures, audit):
+    """Another process of the machine opens many connections to lnp-run's socket and says
+    nothing: lnp-run closes them at once, and its program is decided and recorded as ever
+    (lnp-run's descriptors are few here, so hoarded connections would have used them up)."""
+    capture = lan.capture(TO_PEER)
+    run = subprocess.Popen(
+        ["ip", "netns", "exec", lan.client_ns, "prlimit", "--nofile=64:64", lan.build.lnp_run, "--deny", "--audit",
+         audit.path, "--", "sh", "-c", f"sleep 1.5; {probe_sends(fixtures)}"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(0.2)  # prlimit has exec'd lnp-run: same process
+    flood = subprocess.Popen(["ip", "netns", "exec", lan.client_ns, "python3", "-c", FLOOD, str(run.pid)])
+    try:
+        out, err = run.communicate(timeout=8)
+    finally:
+        flood.kill()
+        run.kill()
+    assert json_lines(out)[0]["errno"] == "EHOSTUNREACH", err
+    assert [r["decision"] for r in audit.records()] == ["deny"]
+    assert capture.packets() == []
