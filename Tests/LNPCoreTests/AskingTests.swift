@@ -105,10 +105,16 @@ struct AskingTests {
     @Test(arguments: [
         ("plain /usr/bin/tool", "plain /usr/bin/tool"), ("\u{1b}[2K\u{1b}[1A", "\\x1b[2K\\x1b[1A"), ("bell\u{7}", "bell\\x07"),
         ("csi\u{9b}2J", "csi\\x9b2J"), ("rlo\u{202e}txt.exe", "rlo\\u{202e}txt.exe"), ("back\\slash", "back\\\\slash"),
-        ("line\u{2028}sep", "line\\u{2028}sep"), ("del\u{7f}", "del\\x7f"), ("caf\u{e9} \u{201C}q\u{201D}", "caf\u{e9} \u{201C}q\u{201D}"),
+        ("line\u{2028}sep", "line\\u{2028}sep"), ("pad          which is", "pad which is"),
+        ("fill\u{3164}er\u{fe0f}", "fill\\u{3164}er\\u{fe0f}"), ("ring\u{20e0}", "ring\\u{20e0}"), ("del\u{7f}", "del\\x7f"), ("caf\u{e9} \u{201C}q\u{201D}", "caf\u{e9} \u{201C}q\u{201D}"),
     ])
     func terminalTextShowsNoControls(text: String, shown: String) {
         #expect(TerminalText.shown(text) == shown)
+    }
+
+    @Test func aLongFieldIsCut() {
+        let shown = TerminalText.shown(String(repeating: "x", count: 1000))
+        #expect(shown == String(repeating: "x", count: TerminalText.limit) + "\u{2026}")
     }
 
     @Test(arguments: [AskingState.answer(allow: true), AskingState.answer(allow: false), AskingState.denied(.asking),
