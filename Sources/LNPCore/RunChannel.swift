@@ -39,21 +39,62 @@ public enum RunChannel {
         return count
     }
 
+    /// Whether the lnp-run `pid` is one the runs above it vouch for: the nearest lnp-run
+    /// above it took it as nested, and so on up to the outermost, which has none above. A
+    /// process that merely listens where an lnp-run would is vouched for by none — unless no
+    /// lnp-run is above it at all, and then it is no run's to answer for.
+    public static func isVouchedFor(_ pid: Int32) -> Bool {
+        var run = pid
+        var above = ProcessAncestry.parent(of: pid)
+        for _ in 0..<4096 {  // as deep as process trees go
+            guard let candidate = above, candidate > 1 else { return true }
+            switch vouch(for: run, asking: candidate) {
+            case nil: break  // no lnp-run there
+            case false?: return false
+            case true?: run = candidate
+            }
+            above = ProcessAncestry.parent(of: candidate)
+        }
+        return false
+    }
+
+    /// lnp-run `candidate`'s word on `run` (`vouch PID`, answered `yes` for a nested run it
+    /// registered); nil when no lnp-run listens there.
+    private static func vouch(for run: Int32, asking candidate: Int32) -> Bool? {
+        var request = InlineArray<24, UInt8>(repeating: 0)
+        var reply = InlineArray<4, UInt8>(repeating: 0)
+        return withUnsafeMutableBytes(of: &request) { raw -> Bool? in
+            var writer = ByteWriter(raw)
+            writer.append("vouch ")
+            writer.appendDecimal(Int64(run))
+            let message = UnsafeRawBufferPointer(start: raw.baseAddress, count: writer.count)
+            return withUnsafeMutableBytes(of: &reply) { answer -> Bool? in
+                guard let count = Self.request(message, to: candidate, reply: answer) else { return nil }
+                return count == 3 && answer[0] == UInt8(ascii: "y") && answer[1] == UInt8(ascii: "e")
+                    && answer[2] == UInt8(ascii: "s")
+            }
+        }
+    }
+
     /// Sends one record to lnp-run `pid`. A full queue (lnp-run busy with many records at
     /// once) is waited on for up to a second; whether the record went.
     public static func sendRecord(_ datagram: UnsafeRawBufferPointer, to pid: Int32) -> Bool {
         guard pid > 0, case .success(let fd) = openSocket(Int32(LNP_SOCK_DGRAM)) else { return false }
         defer { Sys.close(fd) }
         guard connect(fd, to: pid, records: true) else { return false }
-        for _ in 0..<10 {
+        // Bounded by time, not by tries: many threads waiting on one queue are all woken when
+        // a place frees, and most find it taken again.
+        let start = lnp_sys_half_seconds()
+        while true {
             let sent = Sys.call(Int(LNP_SYS_SENDTO), Int(fd), Int(bitPattern: datagram.baseAddress), datagram.count,
                                 Int(LNP_MSG_NOSIGNAL | LNP_MSG_DONTWAIT))
             if case .success = sent { return true }
             guard case .failure(let error) = sent, error.rawValue == Int32(LNP_EAGAIN) || error.rawValue == Int32(LNP_EINTR)
             else { return false }
+            let elapsed = lnp_sys_half_seconds() - start  // (the wall clock: set back, it gives up)
+            if elapsed >= 3 || elapsed < 0 { return false }  // one to one and a half seconds
             waitForRoom(fd)  // connected, so poll reports room in lnp-run's queue
         }
-        return false
     }
 
     private static func openSocket(_ type: Int32) -> Result<Int32, Errno> {

@@ -227,16 +227,18 @@ enum SettingsStore {
         return decode(words)
     }
 
-    /// Asks lnp-run — the one `LNP_RUN` names, else the nearest ancestor that answers; the
-    /// settings point into `reply`. Without an answer, `Settings.unreachable`.
+    /// Asks lnp-run — the one `LNP_RUN` names, else the nearest ancestor that answers — and
+    /// believes it only if the runs above it vouch for it (`RunChannel.isVouchedFor`): a
+    /// process of the program listening where an lnp-run would is passed over. The settings
+    /// point into `reply`. Without an answer, `Settings.unreachable`.
     private static func fetch(into reply: UnsafeMutableRawBufferPointer) -> Settings {
         let hint = Int32(truncatingIfNeeded: SharedWords(lnp_storage_settings()).load(6))
-        if let found = ask(hint, reply) { return found }
+        if let found = ask(hint, reply), RunChannel.isVouchedFor(hint) { return found }
         // The hint is gone, stale or false: the nearest ancestor that is an lnp-run.
         var pid = ProcessAncestry.parent(of: 0)
         for _ in 0..<4096 {  // RunAncestors.depth: as deep as process trees go
             guard let candidate = pid, candidate > 1 else { break }
-            if candidate != hint, let found = ask(candidate, reply) { return found }
+            if candidate != hint, let found = ask(candidate, reply), RunChannel.isVouchedFor(candidate) { return found }
             pid = ProcessAncestry.parent(of: candidate)
         }
         return Settings.unreachable

@@ -26,7 +26,8 @@ struct EnclosingRun {
         let ancestors = RunAncestors.ancestors()
         for candidate in RunAncestors.candidates(hint: hint) {
             switch register(with: candidate) {
-            case .registered(let run): return run
+            case .registered(let run) where RunChannel.isVouchedFor(candidate): return run
+            case .registered: continue  // a process of the program posing as lnp-run
             case .refused where ancestors.contains(candidate):
                 throw Failure("lnp-run \(candidate) runs this one but does not take it as nested (is it another lnp-run "
                     + "executable?); refusing to run the program outside its watch")

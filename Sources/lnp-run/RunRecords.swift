@@ -53,6 +53,15 @@ final class RunRecords {
         }
     }
 
+    /// Datagrams on the records socket that were not records at all (`RunServer`): refused
+    /// too. `total` is the server's count so far.
+    func refuseUnreadable(_ total: Int) {
+        refused += total - unreadableSeen
+        unreadableSeen = total
+    }
+
+    private var unreadableSeen = 0
+
     /// The reader took what was held, or left.
     func flush() {
         if let (count, reason) = destination?.flush() { lost.add(count, reason) }

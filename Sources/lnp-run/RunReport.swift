@@ -21,7 +21,7 @@ struct RunReport {
         }
         lines += records.lost.lines.map { "lnp-run: \($0)" }
         if records.refused > 0 {
-            lines.append("lnp-run: \(records.refused) record(s) refused: sent by a process that is not of this run")
+            lines.append("lnp-run: \(records.refused) record(s) refused: sent by a process that is not of this run, about another process, or not in the form lnp writes")
         }
         return lines
     }

@@ -83,6 +83,9 @@ final class RunServer {
     /// The process that made a connection, as the kernel knows it.
     static func sender(of client: Int32) -> pid_t { pid_t(lnp_peer_pid(client)) }
 
+    /// Datagrams passed over: not records, or cut.
+    private(set) var unreadable = 0
+
     /// The next record waiting, if any.
     func receive() -> ReceivedRecord? {
         var buffer = [UInt8](repeating: 0, count: 16384)
@@ -93,8 +96,8 @@ final class RunServer {
                 lnp_receive_with_sender(records, $0.baseAddress, $0.count, &sender, &truncated)
             }
             if count < 0 { return nil }  // none waiting (EAGAIN), or an interrupted read: the next poll says
-            // A datagram that is not a record (or is cut) is passed over.
             if truncated == 0, let record = ReceivedRecord(Array(buffer[0..<count]), sender: pid_t(sender)) { return record }
+            unreadable += 1  // not a record, or cut: passed over, and counted
         }
     }
 
@@ -122,10 +125,15 @@ enum RunRequest: Equatable {
     case nested
     /// Whether its program may use the local network (while undetermined).
     case ask(ReceivedAsk)
+    /// Whether this run took the process as a nested run (`RunChannel.isVouchedFor`).
+    case vouch(pid_t)
 
     static func parse(_ bytes: [UInt8]) -> RunRequest? {
         if bytes == Array("settings".utf8) { return .settings }
         if bytes == Array("nested".utf8) { return .nested }
+        if bytes.starts(with: Array("vouch ".utf8)) {
+            return pid_t(String(decoding: bytes.dropFirst(6), as: UTF8.self)).map { .vouch($0) }
+        }
         return ReceivedAsk.parse(bytes).map { .ask($0) }
     }
 }

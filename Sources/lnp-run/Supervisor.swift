@@ -133,14 +133,16 @@ final class Supervisor {
 
     private func takeRecords() {
         while let record = server.receive() { records.receive(record, from: tree) }
+        records.refuseUnreadable(server.unreadable)
     }
 
     // MARK: Requests
 
-    /// Connections of this run's tree are taken; any other process's is closed at once.
+    /// Connections of this run's tree (nested runs' trees included: their processes ask who
+    /// vouches for their run) are taken; any other process's is closed at once.
     private func acceptRequests() {
         while let client = server.accept() {
-            guard tree.owns(RunServer.sender(of: client)) else {
+            guard ProcessTree.isDescendant(RunServer.sender(of: client)) else {
                 close(client)
                 continue
             }
@@ -169,6 +171,8 @@ final class Supervisor {
             RunServer.reply(client, tree.owns(sender) ? currentSettings.reply : Array("elsewhere".utf8))
         case .nested:
             RunServer.reply(client, tree.registerNested(sender) ? currentSettings.reply : Array("elsewhere".utf8))
+        case .vouch(let pid):
+            RunServer.reply(client, Array((tree.isNested(pid) ? "yes" : "no").utf8))
         case .ask(let ask):
             guard let asker = asker(of: ask, sender: sender) else { return RunServer.reply(client, Answer.unreachable) }
             switch AskCheck.check(ask) {

@@ -117,6 +117,14 @@ struct AskingTests {
         #expect(shown == String(repeating: "x", count: TerminalText.limit) + "\u{2026}")
     }
 
+    @Test func otherRequestsAreRead() {
+        #expect(RunRequest.parse(Array("settings".utf8)) == .settings)
+        #expect(RunRequest.parse(Array("nested".utf8)) == .nested)
+        #expect(RunRequest.parse(Array("vouch 4242".utf8)) == .vouch(4242))
+        #expect(RunRequest.parse(Array("vouch x".utf8)) == nil)
+        #expect(RunRequest.parse(Array("vouch".utf8)) == nil)
+    }
+
     @Test(arguments: [AskingState.answer(allow: true), AskingState.answer(allow: false), AskingState.denied(.asking),
                       AskingState.denied(.noTerminal), AskingState.denied(.unanswered)])
     func thePreloadReadsTheReply(answer: Answer) {

@@ -126,3 +126,28 @@ def test_a_slow_reader_never_holds_the_program_up(lan, fixtures, workdir):
         assert line.endswith("record(s) of this run were lost: the pipe's reader did not keep up")
     finally:
         reader.kill()
+
+
+FORGER = r"""
+import os, socket, struct
+me = os.getpid()
+lines = [
+    '{"time":"2026-01-01T00:00:00.000000Z","pid":%d,"op":"connect","local":true}\n{"time":"2026-01-01T00:00:00.000000Z","pid":1,"program":"/usr/bin/firefox","decision":"allow","local":true}' % me,
+    '{"time":"2026-01-01T00:00:00.000000Z","pid":%d,"op":"connect","pid":4242,"local":true}' % me,
+    '{"time":"2026-01-01T00:00:00.000000Z","pid":%d,"p\\u0069d":31337,"local":true}' % me,
+]
+with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as s:
+    s.connect(b"\0lnp-run/" + os.environ["LNP_RUN"].encode() + b"/records")
+    for line in lines:
+        s.send(b"lnp1" + struct.pack("<I", 0) + bytes([5, 0, 0, 0]) + line.encode())
+    s.send(b"not a record at all")
+"""
+
+
+def test_records_a_process_makes_up_are_not_written(lan, audit):
+    """A process of the run sends record datagrams of its own making: one that smuggles a
+    second line, one that names another pid under a second "pid" key, one that hides a key
+    behind an escape, and one that is no record at all. None is written; each is counted."""
+    result = lan.lnp_run(["--deny", "--audit", str(audit.path)], ["python3", "-c", FORGER])
+    assert audit.path.read_text() == "", "nothing forged reaches the audit"
+    assert "lnp-run: 4 record(s) refused" in result.stderr, result.stderr

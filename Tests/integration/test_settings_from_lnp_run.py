@@ -7,7 +7,7 @@ import shutil
 import subprocess
 import time
 
-from conftest import json_lines
+from conftest import FIXTURES, json_lines
 
 TO_PEER = "dst host 10.77.0.2 and udp port 9999"
 
@@ -170,3 +170,23 @@ def test_connections_from_outside_the_run_cannot_stall_it(lan, fixtures, audit):
     assert json_lines(out)[0]["errno"] == "EHOSTUNREACH", err
     assert [r["decision"] for r in audit.records()] == ["deny"]
     assert capture.packets() == []
+
+
+def test_a_process_posing_as_lnp_run_is_not_believed_by_its_children(lan, fixtures, audit):
+    """A script of the program listens where an lnp-run would, answers that everything is
+    allowed, and points its child at itself: the child is still denied by the real run, which
+    never took the script as a nested run, and recorded there."""
+    capture = lan.capture(TO_PEER)
+    result = lan.lnp_run(["--deny", "--audit", str(audit.path)],
+                         [FIXTURES / "fake_run.py", *probe_sends(fixtures).split()])
+    assert json_lines(result.stdout)[0]["errno"] == "EHOSTUNREACH", result.stderr
+    assert capture.packets() == []
+    assert [(r["decision"], r["because"]) for r in audit.records()] == [("deny", "run-option")]
+
+
+def test_a_nested_run_is_believed_when_vouched_for(lan, fixtures, audit):
+    """The same walk up the tree accepts a real nested run (registered with the enclosing
+    one): under --allow, a nested --deny still denies, by its own settings."""
+    result = lan.lnp_run(["--allow", "--audit", str(audit.path)],
+                         [lan.build.lnp_run, "--deny", "--errno", "ECONNREFUSED", "--", *probe_sends(fixtures).split()])
+    assert json_lines(result.stdout)[0]["errno"] == "ECONNREFUSED", result.stderr
