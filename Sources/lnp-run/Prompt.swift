@@ -29,7 +29,7 @@ struct PromptText {
     var question: String {
         let name = program.split(separator: "/").last.map(String.init) ?? program
         var lines = [
-            "",
+            "\u{1B}[0m",  // plain text whatever the program set (hidden, same-colour letters)
             "lnp: \u{201C}\(TerminalText.shown(name))\u{201D} would like to find and connect to devices on your local network.",
             "  program   \(TerminalText.shown(program))",
             "  process   \(asker.pid) \(TerminalText.shown(asker.executable))",

@@ -204,14 +204,15 @@ struct AskingTests {
     }
 
     /// Nothing a program chose — its path, its report, its usage — puts a control character
-    /// on the terminal: only lnp-run's own line breaks are there.
+    /// on the terminal: only lnp-run's own line breaks are there, and its reset to plain text.
     @Test func theQuestionCarriesNoControlCharacterOfTheProgram() throws {
         let ask = try #require(ReceivedAsk.parse(Array("hold\nresolve - - - - \u{1b}[1Aevil\u{9b}.local\n\u{1b}[2Kwhy\u{7}".utf8)))
         let text = PromptText(
             program: "/tmp/\u{1b}]0;title\u{7}x", asker: Asker(pid: 7, executable: "/tmp/a\u{202e}b"), ask: ask,
             reason: ".local name", usage: ask.usage, timeoutSeconds: 30
         ).question
-        let controls = text.unicodeScalars.filter {
+        #expect(text.hasPrefix("\u{1b}[0m"))
+        let controls = String(text.dropFirst(4)).unicodeScalars.filter {
             ($0.value < 0x20 || (0x7f..<0xa0).contains($0.value) || $0.properties.generalCategory == .format)
                 && $0 != "\r" && $0 != "\n"
         }
