@@ -100,7 +100,9 @@ public struct AskRequest {
             write(to: &writer)
             let request = UnsafeRawBufferPointer(start: raw.baseAddress, count: writer.count)
             return withUnsafeMutableBytes(of: &reply) { bytes in
-                guard let count = RunChannel.request(request, to: pid, reply: bytes) else { return .unreachable }
+                guard let count = RunChannel.request(request, to: pid, reply: bytes, answeredAtOnce: false) else {
+                    return .unreachable
+                }
                 return Answer.parse(UnsafeRawBufferPointer(rebasing: bytes[0..<count])) ?? .unreachable
             }
         }

@@ -25,10 +25,16 @@ public enum RunChannel {
 
     /// One request on a connection to lnp-run `pid`: the reply's length, or nil when lnp-run
     /// cannot be reached, or another process listens under its name. A held ask waits here
-    /// for the person's answer.
-    public static func request(_ message: UnsafeRawBufferPointer, to pid: Int32, reply: UnsafeMutableRawBufferPointer) -> Int? {
+    /// for the person's answer (`answeredAtOnce` false); any other request waits at most two
+    /// seconds for its reply, and every connect and send one second — so a listener that
+    /// never accepts or never answers (anyone may listen under a name) holds no one up.
+    public static func request(
+        _ message: UnsafeRawBufferPointer, to pid: Int32, reply: UnsafeMutableRawBufferPointer, answeredAtOnce: Bool = true
+    ) -> Int? {
         guard pid > 0, case .success(let fd) = openSocket(Int32(LNP_SOCK_SEQPACKET)) else { return nil }
         defer { Sys.close(fd) }
+        limitWait(fd, Int32(LNP_SO_SNDTIMEO), seconds: 1)
+        if answeredAtOnce { limitWait(fd, Int32(LNP_SO_RCVTIMEO), seconds: 2) }
         guard connect(fd, to: pid, records: false), peerIs(pid, fd) else { return nil }
         guard case .success = Sys.retryingInterrupted({
             Sys.call(Int(LNP_SYS_SENDTO), Int(fd), Int(bitPattern: message.baseAddress), message.count, Int(LNP_MSG_NOSIGNAL))
@@ -94,6 +100,15 @@ public enum RunChannel {
             let elapsed = lnp_sys_half_seconds() - start  // (the wall clock: set back, it gives up)
             if elapsed >= 3 || elapsed < 0 { return false }  // one to one and a half seconds
             waitForRoom(fd)  // connected, so poll reports room in lnp-run's queue
+        }
+    }
+
+    /// SO_SNDTIMEO or SO_RCVTIMEO (a struct timeval): a connect to a full queue waits as a send.
+    private static func limitWait(_ fd: Int32, _ option: Int32, seconds: Int64) {
+        var time = InlineArray<2, Int64>(repeating: 0)
+        time[0] = seconds
+        withUnsafeMutableBytes(of: &time) { raw in
+            _ = Sys.call(Int(LNP_SYS_SETSOCKOPT), Int(fd), Int(LNP_SOL_SOCKET), Int(option), Int(bitPattern: raw.baseAddress), 16)
         }
     }
 

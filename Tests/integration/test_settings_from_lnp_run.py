@@ -3,6 +3,7 @@ a forged, stale or missing variable neither widens access nor drops records. Nes
 only narrow. tcpdump on the peer proves that a denied operation sent nothing."""
 
 import json
+import os
 import shutil
 import subprocess
 import time
@@ -190,3 +191,33 @@ def test_a_nested_run_is_believed_when_vouched_for(lan, fixtures, audit):
     result = lan.lnp_run(["--allow", "--audit", str(audit.path)],
                          [lan.build.lnp_run, "--deny", "--errno", "ECONNREFUSED", "--", *probe_sends(fixtures).split()])
     assert json_lines(result.stdout)[0]["errno"] == "ECONNREFUSED", result.stderr
+
+
+SQUATTER = """
+import socket, sys, time
+name = b"\\0lnp-run/" + sys.argv[1].encode()
+listener = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+listener.bind(name)
+listener.listen(0)
+filler = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+filler.connect(name)  # the queue is now full, and nothing is ever accepted
+print("ready", flush=True)
+time.sleep(30)
+"""
+
+
+def test_a_name_squatted_above_the_run_holds_no_one_up(lan, fixtures, audit):
+    """Anyone may listen under a name: a process of another tree takes the name an ancestor
+    of lnp-run would listen under, and never accepts. The program's first local operation,
+    which asks the runs above its own, waits a second at most, and is decided."""
+    squatter = subprocess.Popen(["ip", "netns", "exec", lan.client_ns, "python3", "-c", SQUATTER, str(os.getpid())],
+                                stdout=subprocess.PIPE, text=True)
+    try:
+        assert squatter.stdout.readline().strip() == "ready"
+        started = time.monotonic()
+        result = lan.lnp_run(["--deny", "--audit", str(audit.path)], probe_sends(fixtures).split(), timeout=20)
+        assert json_lines(result.stdout)[0]["errno"] == "EHOSTUNREACH", result.stderr
+        assert time.monotonic() - started < 10
+        assert [r["decision"] for r in audit.records()] == ["deny"]
+    finally:
+        squatter.kill()
