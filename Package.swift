@@ -59,6 +59,9 @@ let package = Package(
             ]),
         // Swift: the same core as an ordinary module, for tests and the tools.
         .target(name: "LNPCoreHost", dependencies: ["LNPSys"], path: "Sources/LNPCoreHost"),
+        // C: lnp-run's side of the seccomp supervisor: the program's start with the filter
+        // installed, and the notification calls.
+        .target(name: "LNPSupervisorSys", path: "CShim/supervisor"),
         .systemLibrary(
             name: "CLibcap", path: "Sources/CLibcap", pkgConfig: "libcap",
             providers: [.apt(["libcap-dev"])]),
@@ -78,7 +81,7 @@ let package = Package(
         .target(name: "LNPReport", dependencies: ["LNPCoreHost"], path: "Sources/LNPReport"),
         .executableTarget(
             name: "lnp-run",
-            dependencies: ["LNPCoreHost", "LNPTools", "LNPStore", "LNPReport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["LNPCoreHost", "LNPTools", "LNPStore", "LNPReport", "LNPSupervisorSys", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Sources/lnp-run"),
         .executableTarget(
             name: "lnp",

@@ -1,4 +1,5 @@
 import CGNUExtensions
+import LNPSupervisorSys
 import LNPCoreHost
 
 #if canImport(Glibc)
@@ -74,40 +75,34 @@ enum Spawn {
     /// person's terminal. Returns the child, or the errno of a failed exec.
     static func start(path: String, arguments: [String], environment: [String], signals: SignalIntake,
                       relay: TerminalRelay?) -> Result<pid_t, SpawnFailure> {
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var mask = signals.originalMask
-        posix_spawnattr_setsigmask(&attributes, &mask)
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        if !signals.pipeWasIgnored { sigaddset(&defaults, SIGPIPE) }
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        var flags = Int32(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF)
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
+        var request = lnp_spawn_request()
+        request.mask = signals.originalMask
+        sigemptyset(&request.defaults)
+        if !signals.pipeWasIgnored { sigaddset(&request.defaults, SIGPIPE) }
         if let relay {
-            flags |= Int32(LNP_POSIX_SPAWN_SETSID)
-            // Opened without O_NOCTTY by a session leader with none, the pty becomes its
-            // controlling terminal; the number is lnp-run's own (close-on-exec) descriptor
-            // for it, so no descriptor the program inherits is touched.
-            posix_spawn_file_actions_addopen(&actions, relay.slave, relay.slavePath, O_RDWR, 0)
-            for stream in Int32(0)...2 where relay.isTerminal(stream) {
-                posix_spawn_file_actions_adddup2(&actions, relay.slave, stream)
-            }
-            posix_spawn_file_actions_addclose(&actions, relay.slave)
+            request.terminal_streams = Int32((0...2).filter { relay.isTerminal(Int32($0)) }.reduce(0) { $0 | 1 << $1 })
         }
-        posix_spawnattr_setflags(&attributes, Int16(flags))
         let argv = arguments.map { strdup($0) } + [nil]
         let envp = environment.map { strdup($0) } + [nil]
         defer {
             argv.forEach { free($0) }
             envp.forEach { free($0) }
         }
-        var child: pid_t = 0
-        let result = posix_spawn(&child, path, &actions, &attributes, argv, envp)
-        return result == 0 ? .success(child) : .failure(SpawnFailure(errno: result))
+        var spawned = lnp_spawned()
+        let started = path.withCString { path in
+            (relay?.slavePath ?? "").withCString { terminal in
+                request.path = path
+                request.terminal = relay == nil ? nil : terminal
+                return argv.withUnsafeBufferPointer { argv in
+                    envp.withUnsafeBufferPointer { envp in
+                        request.argv = argv.baseAddress
+                        request.envp = envp.baseAddress
+                        return lnp_spawn(&request, &spawned)
+                    }
+                }
+            }
+        }
+        return started == 0 ? .success(spawned.pid) : .failure(SpawnFailure(errno: spawned.error))
     }
 
     /// Lowers lnp-run's soft descriptor limit, which the program inherits, one below the hard

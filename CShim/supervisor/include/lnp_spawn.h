@@ -1,0 +1,57 @@
+// Starting the program (Sources/lnp-run/ProcessControl.swift): fork, the child's setup, and —
+// when the run is supervised — the seccomp filter installed in the child before it executes
+// the program, its listener handed to lnp-run. posix_spawn cannot install a filter.
+#ifndef LNP_SPAWN_H
+#define LNP_SPAWN_H
+
+#include <signal.h>
+#include <stddef.h>
+
+struct lnp_filter_instruction {
+    unsigned short code;
+    unsigned char jt;
+    unsigned char jf;
+    unsigned int k;
+};
+
+struct lnp_spawn_request {
+    const char *path;
+    char *const *argv;
+    char *const *envp;
+    /// The signal mask the program starts with, and the signals set back to their default.
+    sigset_t mask;
+    sigset_t defaults;
+    /// A terminal to start the program on, in a session of its own (NULL: stay in lnp-run's),
+    /// and which of the standard streams (bit 0, 1, 2) it replaces.
+    const char *terminal;
+    int terminal_streams;
+    /// The seccomp filter (NULL: none), and whether the child must set no_new_privs first
+    /// (a process without CAP_SYS_ADMIN may install a filter only then).
+    const struct lnp_filter_instruction *filter;
+    unsigned short filter_length;
+    int no_new_privs;
+};
+
+/// Which step of the child's setup failed.
+enum lnp_spawn_step {
+    LNP_SPAWN_FORK = 1,
+    LNP_SPAWN_TERMINAL = 2,
+    LNP_SPAWN_NO_NEW_PRIVS = 3,
+    LNP_SPAWN_FILTER = 4,
+    LNP_SPAWN_LISTENER = 5,
+    LNP_SPAWN_EXEC = 6,
+};
+
+struct lnp_spawned {
+    int pid;
+    /// lnp-run's copy of the filter's listener, or -1.
+    int listener;
+    /// On failure: the step, and its errno.
+    int failed_step;
+    int error;
+};
+
+/// Starts the program; 0, or -1 with `failed_step` and `error` set (the child, if any, reaped).
+int lnp_spawn(const struct lnp_spawn_request *request, struct lnp_spawned *spawned);
+
+#endif
