@@ -168,9 +168,9 @@ struct LNPRun: ParsableCommand {
         let records = RunRecords(
             destination: destination, scope: ownRecords, summarising: summary,
             upstream: enclosing.flatMap { $0.records == .none ? nil : $0.pid })
-        var asking: Supervisor.Asking? = nil
+        var asking: RunLoop.Asking? = nil
         if launch.asks {
-            asking = Supervisor.Asking(
+            asking = RunLoop.Asking(
                 program: identity.path,
                 usage: usageDescription ?? ProgramLocator.environmentValue("LNP_USAGE_DESCRIPTION") ?? "",
                 timeoutSeconds: promptTimeout,
@@ -196,7 +196,7 @@ struct LNPRun: ParsableCommand {
         }
         Spawn.raiseDescriptorLimit()
         if launch.needsMarkingUsed { LaunchDecision.markUsed(identity) }
-        let status = Supervisor(
+        let status = RunLoop(
             child: child, signals: signals, server: server, tree: ProcessTree(), records: records, settings: settings,
             asking: asking, upstream: asksUp ? enclosing?.pid : nil, relay: relay
         ).run()

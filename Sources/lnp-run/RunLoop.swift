@@ -9,7 +9,7 @@ import Glibc
 /// can still reach it), passing signals on, answering its tree's requests (`RunServer`) —
 /// settings, and asks with one prompt — taking in its records (`RunRecords`), and ending with
 /// the program's status.
-final class Supervisor {
+final class RunLoop {
     /// The prompt, while the program is undetermined; and how an answer is remembered.
     struct Asking {
         var program: String
