@@ -62,6 +62,9 @@ let package = Package(
         // C: lnp-run's side of the seccomp supervisor: the program's start with the filter
         // installed, and the notification calls.
         .target(name: "LNPSupervisorSys", path: "CShim/supervisor"),
+        // Swift: the seccomp supervisor — the filter, and the calls it is notified of, decided
+        // by the same core as the preload's.
+        .target(name: "LNPSupervisor", dependencies: ["LNPCoreHost", "LNPSupervisorSys"], path: "Sources/LNPSupervisor"),
         .systemLibrary(
             name: "CLibcap", path: "Sources/CLibcap", pkgConfig: "libcap",
             providers: [.apt(["libcap-dev"])]),
@@ -81,7 +84,7 @@ let package = Package(
         .target(name: "LNPReport", dependencies: ["LNPCoreHost"], path: "Sources/LNPReport"),
         .executableTarget(
             name: "lnp-run",
-            dependencies: ["LNPCoreHost", "LNPTools", "LNPStore", "LNPReport", "LNPSupervisorSys", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["LNPCoreHost", "LNPTools", "LNPStore", "LNPReport", "LNPSupervisor", "LNPSupervisorSys", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Sources/lnp-run"),
         .executableTarget(
             name: "lnp",
@@ -91,6 +94,6 @@ let package = Package(
             ],
             path: "Sources/lnp"),
         .testTarget(
-            name: "LNPCoreTests", dependencies: ["LNPCoreHost", "LNPTools", "LNPStore", "LNPReport", "lnp-run"], path: "Tests/LNPCoreTests"),
+            name: "LNPCoreTests", dependencies: ["LNPCoreHost", "LNPTools", "LNPStore", "LNPReport", "LNPSupervisor", "lnp-run"], path: "Tests/LNPCoreTests"),
     ]
 )

@@ -13,6 +13,5 @@ int bind(int fd, const struct sockaddr *address, socklen_t length) {
         errno = denied;
         return -1;
     }
-    lnp_bind_fn next = (lnp_bind_fn)lnp_next(LNP_NEXT_bind);
-    return next ? (int)next(fd, decided, length) : lnp_missing();
+    return (int)lnp_call_bind(fd, decided, length);
 }

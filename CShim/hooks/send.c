@@ -21,8 +21,7 @@ ssize_t sendmsg(int fd, const struct msghdr *message, int flags) {
 }
 
 static long next_sendmmsg(int fd, struct lnp_mmsghdr *messages, unsigned count, int flags) {
-    lnp_sendmmsg_fn next = (lnp_sendmmsg_fn)lnp_next(LNP_NEXT_sendmmsg);
-    return next ? next(fd, messages, count, flags) : lnp_missing();
+    return lnp_call_sendmmsg(fd, messages, count, flags);
 }
 
 int sendmmsg(int fd, struct mmsghdr *messages, unsigned int count, int flags) {

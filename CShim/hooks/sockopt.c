@@ -14,8 +14,7 @@ int setsockopt(int fd, int level, int name, const void *value, socklen_t length)
         errno = denied;
         return -1;
     }
-    lnp_setsockopt_fn next = (lnp_setsockopt_fn)lnp_next(LNP_NEXT_setsockopt);
     // The copy when it holds all the kernel will read; otherwise an option lnp does not read.
     const void *handed = copied > 0 && passed <= copied ? copy.bytes : value;
-    return next ? (int)next(fd, level, name, handed, passed) : lnp_missing();
+    return (int)lnp_call_setsockopt(fd, level, name, handed, passed);
 }

@@ -2,9 +2,13 @@
 // or `syscall` from inside the preload would bind to the preload's own exported hook.
 #define _GNU_SOURCE
 #include "lnp_sys.h"
+#include "lnp_gadget.h"
 #include <dlfcn.h>
 
 long lnp_syscall6(long number, long a, long b, long c, long d, long e, long f) {
+    // In a supervised run the core's own calls (a route question's netlink sendto) come from
+    // the gadget page, so that they are not the supervisor's to decide.
+    if (lnp_gadget_page) return lnp_gadget_call(number, a, b, c, d, e, f);
 #if defined(__x86_64__)
     register long r10 __asm__("r10") = d;
     register long r8 __asm__("r8") = e;

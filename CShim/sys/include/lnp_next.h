@@ -4,6 +4,8 @@
 #pragma once
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/syscall.h>
+#include "lnp_gadget.h"
 
 // LNP_NEXT_connect, LNP_NEXT_sendto, …: one per hook of lnp_hooks.def.
 enum lnp_next_symbol {
@@ -33,7 +35,9 @@ int lnp_missing(void);
 /// -1 with errno set to `error`: how a denied call fails.
 long lnp_fail(int error);
 
-// The next definitions, called with the program's arguments. The core's fast path ends in
+// The next definitions, called with the program's arguments — or, in a supervised run, the
+// system call itself, made from the gadget page (lnp_gadget.h), so that what the preload
+// decided is not decided again by the supervisor. The core's fast path ends in
 // one of these, so that the arguments never leave their registers (see docs/design.md):
 // when the definition is known it is a tail call, and when it is not, a tail call of the
 // out-of-line `…_first` version, which looks it up first.
@@ -57,12 +61,14 @@ static inline void *lnp_next_known(enum lnp_next_symbol symbol) {
 }
 
 static inline long lnp_call_socket(int domain, int type, int protocol) {
+    if (lnp_gadget_page) return lnp_gadget_syscall(SYS_socket, domain, type, protocol, 0, 0, 0);
     lnp_socket_fn next = (lnp_socket_fn)lnp_next_known(LNP_NEXT_socket);
     if (__builtin_expect(next != 0, 1)) return next(domain, type, protocol);
     return lnp_call_socket_first(domain, type, protocol);
 }
 
 static inline long lnp_call_connect(int fd, const void *address, uint32_t length) {
+    if (lnp_gadget_page) return lnp_gadget_syscall(SYS_connect, fd, (long)address, length, 0, 0, 0);
     lnp_connect_fn next = (lnp_connect_fn)lnp_next_known(LNP_NEXT_connect);
     if (__builtin_expect(next != 0, 1)) return next(fd, address, length);
     return lnp_call_connect_first(fd, address, length);
@@ -70,13 +76,37 @@ static inline long lnp_call_connect(int fd, const void *address, uint32_t length
 
 static inline long lnp_call_sendto(int fd, const void *buffer, size_t length, int flags, const void *address,
                                    uint32_t address_length) {
+    if (lnp_gadget_page) {
+        return lnp_gadget_syscall(SYS_sendto, fd, (long)buffer, (long)length, flags, (long)address, address_length);
+    }
     lnp_sendto_fn next = (lnp_sendto_fn)lnp_next_known(LNP_NEXT_sendto);
     if (__builtin_expect(next != 0, 1)) return next(fd, buffer, length, flags, address, address_length);
     return lnp_call_sendto_first(fd, buffer, length, flags, address, address_length);
 }
 
 static inline long lnp_call_sendmsg(int fd, const void *message, int flags) {
+    if (lnp_gadget_page) return lnp_gadget_syscall(SYS_sendmsg, fd, (long)message, flags, 0, 0, 0);
     lnp_sendmsg_fn next = (lnp_sendmsg_fn)lnp_next_known(LNP_NEXT_sendmsg);
     if (__builtin_expect(next != 0, 1)) return next(fd, message, flags);
     return lnp_call_sendmsg_first(fd, message, flags);
+}
+
+// The hooks that are not hot, through the page in a supervised run.
+
+static inline long lnp_call_sendmmsg(int fd, void *messages, unsigned count, int flags) {
+    if (lnp_gadget_page) return lnp_gadget_syscall(SYS_sendmmsg, fd, (long)messages, count, flags, 0, 0);
+    lnp_sendmmsg_fn next = (lnp_sendmmsg_fn)lnp_next(LNP_NEXT_sendmmsg);
+    return next ? next(fd, messages, count, flags) : lnp_missing();
+}
+
+static inline long lnp_call_bind(int fd, const void *address, uint32_t length) {
+    if (lnp_gadget_page) return lnp_gadget_syscall(SYS_bind, fd, (long)address, length, 0, 0, 0);
+    lnp_bind_fn next = (lnp_bind_fn)lnp_next(LNP_NEXT_bind);
+    return next ? next(fd, address, length) : lnp_missing();
+}
+
+static inline long lnp_call_setsockopt(int fd, int level, int name, const void *value, uint32_t length) {
+    if (lnp_gadget_page) return lnp_gadget_syscall(SYS_setsockopt, fd, level, name, (long)value, length, 0);
+    lnp_setsockopt_fn next = (lnp_setsockopt_fn)lnp_next(LNP_NEXT_setsockopt);
+    return next ? next(fd, level, name, value, length) : lnp_missing();
 }
