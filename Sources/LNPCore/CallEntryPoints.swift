@@ -43,7 +43,7 @@ public func lnpSocket(_ domain: Int32, _ type: Int32, _ proto: Int32) -> Int {
 func socketSlowPath(_ domain: Int32, _ type: Int32, _ proto: Int32) -> Int {
     let kind = type & Int32(LNP_SOCK_TYPE_MASK)
     if domain == Int32(LNP_AF_PACKET) || (domain == Int32(LNP_AF_INET) && kind == Int32(LNP_SOCK_PACKET)) {
-        let denial = Gate.decide(.socket, fd: nil, transport: .packet, endpoint: nil, reason: .packetSocket)
+        let denial = ProcessGate().decide(.socket, fd: nil, transport: .packet, endpoint: nil, reason: .packetSocket)
         if denial != 0 { return lnp_fail(denial) }
     } else if kind == Int32(LNP_SOCK_RAW) && (domain == Int32(LNP_AF_INET) || domain == Int32(LNP_AF_INET6)) {
         SocketFlags.note(SocketFlags.rawSockets)
@@ -83,7 +83,7 @@ public func lnpSendmsg(_ fd: Int32, _ message: UnsafeMutablePointer<msghdr>?, _ 
 
 @inline(never)
 func connectSlowPath(_ fd: Int32, _ address: UnsafeMutableRawPointer?, _ length: UInt32) -> Int {
-    let denial = Decisions.connect(fd, address, length)
+    let denial = Decisions.process.connect(fd, address, length)
     if denial != 0 { return lnp_fail(denial) }
     return lnp_call_connect(fd, address, length)
 }
@@ -96,7 +96,7 @@ func sendtoSlowPath(
     if let socket = RawPackets.headerWriter(fd) {
         return RawPackets.sendto(fd, socket, buffer, length, flags, address, addressLength)
     }
-    let denial = Decisions.send(fd, address, addressLength, flags, operation: .sendto)
+    let denial = Decisions.process.send(fd, address, addressLength, flags, operation: .sendto)
     if denial != 0 { return lnp_fail(denial) }
     return lnp_call_sendto(fd, buffer, length, flags, address, addressLength)
 }
@@ -132,18 +132,18 @@ struct MessageHeader {
 
 @_cdecl("lnp_gate_connect")
 public func lnpGateConnect(_ fd: Int32, _ address: UnsafeMutableRawPointer?, _ length: UInt32) -> Int32 {
-    Decisions.connect(fd, address, length)
+    Decisions.process.connect(fd, address, length)
 }
 
 @_cdecl("lnp_gate_sendto")
 public func lnpGateSendto(_ fd: Int32, _ address: UnsafeMutableRawPointer?, _ length: UInt32, _ flags: Int32) -> Int32 {
-    Decisions.send(fd, address, length, flags, operation: .sendto)
+    Decisions.process.send(fd, address, length, flags, operation: .sendto)
 }
 
 @_cdecl("lnp_gate_sendmsg")
 public func lnpGateSendmsg(_ fd: Int32, _ message: UnsafeMutablePointer<msghdr>?, _ flags: Int32) -> Int32 {
     guard let header = MessageHeader(message) else { return 0 }
-    return Decisions.send(fd, header.name, header.nameLength, flags, operation: .sendmsg, interface: header.forcedInterface)
+    return Decisions.process.send(fd, header.name, header.nameLength, flags, operation: .sendmsg, interface: header.forcedInterface)
 }
 
 /// Whether `fd` is a raw socket that writes its own IP header: `sendmmsg` then sends its
@@ -162,7 +162,7 @@ public func lnpGateSendmmsg(_ fd: Int32, _ messages: UnsafeMutablePointer<lnp_mm
     for index in 0..<Int(count) {
         let header = MessageHeader(UnsafeMutableRawPointer(messages + index).assumingMemoryBound(to: msghdr.self))
         let denial = header.map {
-            Decisions.send(fd, $0.name, $0.nameLength, flags, operation: .sendmmsg, interface: $0.forcedInterface)
+            Decisions.process.send(fd, $0.name, $0.nameLength, flags, operation: .sendmmsg, interface: $0.forcedInterface)
         } ?? 0
         if denial != 0 { return index == 0 ? -denial : Int32(index) }
     }
@@ -177,7 +177,7 @@ public func lnpGateBind(_ fd: Int32, _ address: UnsafeMutableRawPointer?, _ leng
     guard let socket = SocketKind.of(fd), socket.accepts(endpoint.sockaddrFamily) else {
         return AddressCopy(bytes: address!, length: Int(length)).disarm()
     }
-    return Gate.decide(.bind, fd: fd, transport: socket.transport, endpoint: endpoint, reason: reason)
+    return ProcessGate().decide(.bind, fd: fd, transport: socket.transport, endpoint: endpoint, reason: reason)
 }
 
 /// setsockopt: joining a multicast group, in each of the forms it takes, and forcing the
@@ -190,7 +190,7 @@ public func lnpGateSetsockopt(
     _ length: UnsafeMutablePointer<UInt32>
 ) -> Int32 {
     if SocketEgress.forcesInterface(level: level, name: name) {
-        return Decisions.forceInterface(fd, name: name, value: UnsafeRawPointer(value), length: Int(copied))
+        return Decisions.process.forceInterface(fd, name: name, value: UnsafeRawPointer(value), length: Int(copied))
     }
     guard MulticastJoin.isJoin(level: level, name: name), copied > 0 else { return 0 }  // (unread: the kernel answers)
     length.pointee = min(length.pointee, copied)
@@ -202,5 +202,5 @@ public func lnpGateSetsockopt(
         value!.initializeMemory(as: UInt8.self, repeating: 0, count: Int(copied))
         return 0
     }
-    return Gate.decide(.join, fd: fd, transport: socket.transport, endpoint: group, reason: .multicast)
+    return ProcessGate().decide(.join, fd: fd, transport: socket.transport, endpoint: group, reason: .multicast)
 }

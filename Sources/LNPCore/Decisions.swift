@@ -2,28 +2,34 @@ import LNPSys
 
 /// Each socket call's decision, on lnp's copy of what it points to: 0 to go on, or the errno
 /// to fail with. The classifier is the one for the way the call leaves: through the interface
-/// the message or the socket forces, if any (`LiveClassifier.forCall`).
-enum Decisions {
-    static func connect(_ fd: Int32, _ address: UnsafeMutableRawPointer?, _ length: UInt32) -> Int32 {
+/// the message or the socket forces, if any (`CallGate.classifier(on:)`). The same rules
+/// for the preload and the supervisor; `gate` is where each is decided and recorded.
+public struct Decisions<Gate: CallGate> {
+    public let gate: Gate
+    typealias Classifying = Classifier<KernelRoutes, Gate.Exemptions>
+
+    public init(gate: Gate) { self.gate = gate }
+
+    func connect(_ fd: Int32, _ address: UnsafeMutableRawPointer?, _ length: UInt32) -> Int32 {
         guard let endpoint = SocketEndpoint.parse(UnsafeRawPointer(address), length: Int(length)) else { return 0 }
         let copy = AddressCopy(bytes: address!, length: Int(length))
-        let classifier = LiveClassifier.forCall(on: fd)
-        guard classifier.mayBeLocal(endpoint) else { return NetworkActivity.connect(fd, endpoint, copy, classifier) }
+        let classifier = gate.classifier(on: fd)
+        guard classifier.mayBeLocal(endpoint) else { return connectActivity(fd, endpoint, copy, classifier) }
         return connectLocal(fd, endpoint, copy, classifier)
     }
 
     /// `sendto`, `sendmsg` and each message of `sendmmsg`; `interface`: the one the message's
     /// control messages force. A destination on a stream socket counts only with MSG_FASTOPEN
     /// (TCP Fast Open connects); otherwise the kernel ignores it.
-    static func send(
+    func send(
         _ fd: Int32, _ address: UnsafeMutableRawPointer?, _ length: UInt32, _ flags: Int32, operation: Operation,
         interface: UInt32 = 0
     ) -> Int32 {
-        let classifier = LiveClassifier.forCall(on: fd, messageInterface: interface)
+        let classifier = gate.classifier(on: fd, messageInterface: interface)
         if let endpoint = SocketEndpoint.parse(UnsafeRawPointer(address), length: Int(length)) {
             let copy = AddressCopy(bytes: address!, length: Int(length))
             guard classifier.mayBeLocal(endpoint) else {
-                return NetworkActivity.send(fd, endpoint, copy, flags, operation: operation, socket: nil, classifier)
+                return sendActivity(fd, endpoint, copy, flags, operation: operation, socket: nil, classifier)
             }
             return sendLocal(fd, endpoint, copy, flags, operation: operation, socket: nil, classifier)
         }
@@ -43,64 +49,69 @@ enum Decisions {
     /// a common mistake, so it is gated too). What this socket reads is decided; the rest of
     /// the copy is zeroed, so that a socket that reads it otherwise, swapped in meanwhile,
     /// finds no destination there.
-    static func sendUnspecified(
-        _ fd: Int32, _ copy: AddressCopy, _ flags: Int32, operation: Operation, _ classifier: LiveClassifier
+    func sendUnspecified(
+        _ fd: Int32, _ copy: AddressCopy, _ flags: Int32, operation: Operation, _ classifier: Classifying
     ) -> Int32 {
         guard let socket = SocketKind.of(fd),
             let endpoint = SocketEndpoint.parseUnspecified(UnsafeRawPointer(copy.bytes), length: copy.length, socket: socket)
         else { return copy.disarm() }
         copy.keepOnly(endpoint.address.family)
         guard classifier.mayBeLocal(endpoint) else {
-            return NetworkActivity.send(fd, endpoint, copy, flags, operation: operation, socket: socket, classifier)
+            return sendActivity(fd, endpoint, copy, flags, operation: operation, socket: socket, classifier)
         }
         return sendLocal(fd, endpoint, copy, flags, operation: operation, socket: socket, classifier)
     }
 
     /// A send without a destination, forced out of another interface than its connect's route.
-    static func sendToPeer(_ fd: Int32, _ flags: Int32, operation: Operation, _ classifier: LiveClassifier) -> Int32 {
+    func sendToPeer(_ fd: Int32, _ flags: Int32, operation: Operation, _ classifier: Classifying) -> Int32 {
         guard let socket = SocketKind.of(fd), !socket.transport.isStream, let peer = SocketPeer.endpoint(fd, socket),
             case .local(let reason) = classifier.classify(peer)
         else { return 0 }
-        return Gate.decide(operation, fd: fd, transport: socket.transport, endpoint: peer, reason: reason)
+        return gate.decide(operation, fd: fd, transport: socket.transport, endpoint: peer, reason: reason)
     }
 
     @inline(never)
-    static func connectLocal(_ fd: Int32, _ endpoint: SocketEndpoint, _ copy: AddressCopy, _ classifier: LiveClassifier)
+    func connectLocal(_ fd: Int32, _ endpoint: SocketEndpoint, _ copy: AddressCopy, _ classifier: Classifying)
         -> Int32
     {
         let verdict = classifier.classify(endpoint)
         guard case .local(let reason) = verdict else {
-            return NetworkActivity.connect(fd, endpoint, copy, classifier, verdict: verdict)
+            return connectActivity(fd, endpoint, copy, classifier, verdict: verdict)
         }
         guard let socket = SocketKind.of(fd), socket.accepts(endpoint.sockaddrFamily) else { return copy.disarm() }
         if SocketPeer.isAlready(fd, socket, connectedTo: endpoint) { return 0 }
-        return Gate.decide(.connect, fd: fd, transport: socket.transport, endpoint: endpoint, reason: reason)
+        return gate.decide(.connect, fd: fd, transport: socket.transport, endpoint: endpoint, reason: reason)
     }
 
     @inline(never)
-    static func sendLocal(
+    func sendLocal(
         _ fd: Int32, _ endpoint: SocketEndpoint, _ copy: AddressCopy, _ flags: Int32, operation: Operation,
-        socket known: SocketKind?, _ classifier: LiveClassifier
+        socket known: SocketKind?, _ classifier: Classifying
     ) -> Int32 {
         let verdict = classifier.classify(endpoint)
         guard case .local(let reason) = verdict else {
-            return NetworkActivity.send(fd, endpoint, copy, flags, operation: operation, socket: known, classifier, verdict: verdict)
+            return sendActivity(fd, endpoint, copy, flags, operation: operation, socket: known, classifier, verdict: verdict)
         }
         guard let socket = known ?? SocketKind.of(fd), socket.accepts(endpoint.sockaddrFamily) else { return copy.disarm() }
         if socket.transport.isStream && flags & Int32(LNP_MSG_FASTOPEN) == 0 { return copy.disarm() }
-        return Gate.decide(operation, fd: fd, transport: socket.transport, endpoint: endpoint, reason: reason)
+        return gate.decide(operation, fd: fd, transport: socket.transport, endpoint: endpoint, reason: reason)
     }
 
     /// setsockopt forcing the output interface (SO_BINDTODEVICE, SO_BINDTOIFINDEX,
     /// IP(V6)_UNICAST_IF): noted, so that the process's calls are decided through it from now
     /// on; on a socket already associated with a peer, the option itself moves that
     /// association onto the interface, and is decided as a connect to the peer through it.
-    static func forceInterface(_ fd: Int32, name: Int32, value: UnsafeRawPointer?, length: Int) -> Int32 {
-        SocketFlags.note(SocketFlags.forcedEgress)
+    func forceInterface(_ fd: Int32, name: Int32, value: UnsafeRawPointer?, length: Int) -> Int32 {
+        gate.noteForcedEgress()
         guard let value, length > 0, let interface = SocketEgress.interface(forcedBy: name, value: value, length: length),
             let socket = SocketKind.of(fd), let peer = SocketPeer.endpoint(fd, socket),
-            case .local(let reason) = LiveClassifier.leaving(through: interface).classify(peer)
+            case .local(let reason) = gate.classifier(leaving: interface).classify(peer)
         else { return 0 }
-        return Gate.decide(.connect, fd: fd, transport: socket.transport, endpoint: peer, reason: reason)
+        return gate.decide(.connect, fd: fd, transport: socket.transport, endpoint: peer, reason: reason)
     }
+}
+
+extension Decisions where Gate == ProcessGate {
+    /// The preload's: decided in the program's own process.
+    @inline(__always) static var process: Decisions<ProcessGate> { Decisions(gate: ProcessGate()) }
 }

@@ -5,39 +5,38 @@ typealias LiveClassifier = Classifier<KernelRoutes, LiveExemptions>
 
 extension Classifier where Routes == KernelRoutes, Exemptions == LiveExemptions {
     @inline(__always) static var live: LiveClassifier { LiveClassifier(routes: KernelRoutes(), exemptions: LiveExemptions()) }
-
-    /// For traffic forced out of `outputInterface` (0: wherever the route goes).
-    static func leaving(through outputInterface: UInt32) -> LiveClassifier {
-        LiveClassifier(routes: KernelRoutes(outputInterface: outputInterface), exemptions: LiveExemptions())
-    }
-
-    /// For a call on `fd`: through the interface the message forces, else the one the socket
-    /// forces — asked only in a process that has forced one (`SocketFlags`).
-    static func forCall(on fd: Int32, messageInterface: UInt32 = 0) -> LiveClassifier {
-        if messageInterface != 0 { return leaving(through: messageInterface) }
-        guard SocketFlags.has(SocketFlags.forcedEgress) else { return live }
-        return leaving(through: SocketEgress.forcedInterface(fd))
-    }
 }
 
-/// What lnp does with an operation once it knows the operation is local: decide, record,
-/// and tell the hook whether to go on.
-enum Gate {
+/// The preload's gate (`CallGate`): what lnp does in the program's process with an operation
+/// once it knows the operation is local — decide by the run's settings (asking lnp-run while
+/// the program is undetermined), send lnp-run the record, and tell the hook whether to go on.
+struct ProcessGate: CallGate {
+    @inline(__always) func classifier(leaving outputInterface: UInt32) -> LiveClassifier {
+        outputInterface == 0
+            ? .live : LiveClassifier(routes: KernelRoutes(outputInterface: outputInterface), exemptions: LiveExemptions())
+    }
+
+    /// Asked only in a process that has forced one (`SocketFlags`).
+    @inline(__always) var mayForceEgress: Bool { SocketFlags.has(SocketFlags.forcedEgress) }
+    func noteForcedEgress() { SocketFlags.note(SocketFlags.forcedEgress) }
+    @inline(__always) var mayWriteHeaders: Bool { SocketFlags.has(SocketFlags.rawSockets) }
+    var recordsAllActivity: Bool { SettingsStore.current().recordsAllActivity }
+
     /// Returns 0 to let the call through, or the errno it must fail with.
     @inline(never)
-    static func decide(
+    func decide(
         _ operation: Operation, fd: Int32?, transport: Transport?, endpoint: SocketEndpoint?,
-        name: UnsafeBufferPointer<UInt8> = UnsafeBufferPointer(start: nil, count: 0), reason: LocalReason
+        name: UnsafeBufferPointer<UInt8>, reason: LocalReason
     ) -> Int32 {
         let settings = SettingsStore.current()
-        let (attribution, domains) = socketAttribution(fd, settings: settings)
+        let (attribution, domains) = Self.socketAttribution(fd, settings: settings)
         var answer = Answer(decision: settings.decision, basis: settings.basis, isFinal: true)
         if settings.asking != .never {
             answer = Answers.known()
-                ?? ask(settings, operation: operation, transport: transport, endpoint: endpoint, name: name, reason: reason)
+                ?? Self.ask(settings, operation: operation, transport: transport, endpoint: endpoint, name: name, reason: reason)
         }
         if settings.records != .none {
-            record(
+            Self.record(
                 operation, fd: fd, transport: transport, endpoint: endpoint, name: name, verdict: .local(reason),
                 attribution: attribution, domains: domains, answer: answer, settings: settings)
         }
@@ -46,13 +45,11 @@ enum Gate {
 
     /// Records an operation that does not reach the local network (see `NetworkActivity`).
     @inline(never)
-    static func recordActivity(
-        _ operation: Operation, fd: Int32, transport: Transport, endpoint: SocketEndpoint, reason: NotLocalReason,
-        settings: Settings
-    ) {
+    func recordActivity(_ operation: Operation, fd: Int32, transport: Transport, endpoint: SocketEndpoint, reason: NotLocalReason) {
+        let settings = SettingsStore.current()
         guard settings.records == .all else { return }
-        let (attribution, domains) = socketAttribution(fd, settings: settings)
-        record(
+        let (attribution, domains) = Self.socketAttribution(fd, settings: settings)
+        Self.record(
             operation, fd: fd, transport: transport, endpoint: endpoint, name: UnsafeBufferPointer(start: nil, count: 0),
             verdict: .notLocal(reason), attribution: attribution, domains: domains,
             answer: Answer(decision: .allow, basis: .notLocal, isFinal: true), settings: settings)

@@ -16,7 +16,7 @@ public func lnpGateNameServers(_ servers: UnsafePointer<lnp_name_servers>?, _ na
         guard let endpoint = SocketEndpoint.parse(lnp_name_server(servers, index), length: length),
             case .local(let reason) = LiveClassifier.live.classify(endpoint)
         else { continue }
-        let denial = Gate.decide(.resolve, fd: nil, transport: .udp, endpoint: endpoint, name: host, reason: reason)
+        let denial = ProcessGate().decide(.resolve, fd: nil, transport: .udp, endpoint: endpoint, name: host, reason: reason)
         if denial != 0 { return denial }
     }
     return 0
@@ -28,7 +28,7 @@ public func lnpGateRemoteCommand(_ address: UnsafeRawPointer?, _ length: UInt32,
     guard let endpoint = SocketEndpoint.parse(address, length: Int(length)),
         case .local(let reason) = LiveClassifier.live.classify(endpoint)
     else { return 0 }
-    return Gate.decide(.connect, fd: nil, transport: .tcp, endpoint: endpoint, name: LibraryCall.name(host), reason: reason)
+    return ProcessGate().decide(.connect, fd: nil, transport: .tcp, endpoint: endpoint, name: LibraryCall.name(host), reason: reason)
 }
 
 @_cdecl("lnp_dns_question_name")

@@ -8,7 +8,7 @@ public func lnpGateResolve(_ name: UnsafePointer<CChar>?) -> Int32 {
     guard let name else { return 0 }
     let bytes = CString.bytes(name, limit: 1025)
     guard LocalName.isLocal(bytes) else { return 0 }
-    return Gate.decide(.resolve, fd: nil, transport: nil, endpoint: nil, name: bytes, reason: .localName)
+    return ProcessGate().decide(.resolve, fd: nil, transport: nil, endpoint: nil, name: bytes, reason: .localName)
 }
 
 /// After a successful getaddrinfo: remember which name each address came from.

@@ -8,7 +8,7 @@ enum RawPackets {
     /// The socket, if `fd` is one that writes its own IP header.
     @inline(__always)
     static func headerWriter(_ fd: Int32) -> SocketKind? {
-        guard SocketFlags.has(SocketFlags.rawSockets), let socket = SocketKind.of(fd), SocketEgress.writesHeader(fd, socket)
+        guard ProcessGate().mayWriteHeaders, let socket = SocketKind.of(fd), SocketEgress.writesHeader(fd, socket)
         else { return nil }
         return socket
     }
@@ -45,11 +45,11 @@ enum RawPackets {
                 ? UnsafeRawBufferPointer(start: lnp_packet_header(packet), count: Int(packet.pointee.header_length))
                 : firstPiece(message)
             guard let header else { return lnp_call_sendmsg(fd, message, flags) }  // unreadable data: the kernel answers
-            var denial = decide(fd, socket, header: header, flags, operation: operation)
+            var denial = Decisions.process.headerDestination(fd, socket, header: header, operation: operation)
             if denial == 0 {
                 let name = MessageHeader(message)
                 denial = name.map {
-                    Decisions.send(fd, $0.name, $0.nameLength, flags, operation: operation, interface: $0.forcedInterface)
+                    Decisions.process.send(fd, $0.name, $0.nameLength, flags, operation: operation, interface: $0.forcedInterface)
                 } ?? 0
             }
             if denial != 0 { return lnp_fail(denial) }
@@ -63,13 +63,14 @@ enum RawPackets {
         else { return nil }
         return UnsafeRawBufferPointer(start: base, count: min(pieces.pointee.iov_len, Int(LNP_PACKET_HEADER_CAPACITY)))
     }
+}
 
-    private static func decide(
-        _ fd: Int32, _ socket: SocketKind, header: UnsafeRawBufferPointer, _ flags: Int32, operation: Operation
-    ) -> Int32 {
+extension Decisions {
+    /// A packet's own IP header (a raw socket that writes it): its destination decided.
+    func headerDestination(_ fd: Int32, _ socket: SocketKind, header: UnsafeRawBufferPointer, operation: Operation) -> Int32 {
         guard let destination = SocketEgress.headerDestination(header) else { return 0 }
-        let classifier = LiveClassifier.forCall(on: fd)
+        let classifier = gate.classifier(on: fd)
         guard classifier.mayBeLocal(destination), case .local(let reason) = classifier.classify(destination) else { return 0 }
-        return Gate.decide(operation, fd: fd, transport: socket.transport, endpoint: destination, reason: reason)
+        return gate.decide(operation, fd: fd, transport: socket.transport, endpoint: destination, reason: reason)
     }
 }
