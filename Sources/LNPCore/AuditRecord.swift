@@ -95,6 +95,29 @@ public struct AuditRecord {
     public var attribution: Attribution
     public var budgets = Budgets.standard
 
+    public init(
+        time: Timestamp, pid: Int32, program: UnsafeBufferPointer<UInt8>, executable: UnsafeBufferPointer<UInt8>,
+        operation: Operation, fd: Int32?, transport: Transport?, endpoint: SocketEndpoint?, host: UnsafeBufferPointer<UInt8>,
+        domains: UnsafeBufferPointer<UInt8>, verdict: Verdict, scopeName: InterfaceName, decision: Decision,
+        basis: DecisionBasis, attribution: Attribution
+    ) {
+        self.time = time
+        self.pid = pid
+        self.program = program
+        self.executable = executable
+        self.operation = operation
+        self.fd = fd
+        self.transport = transport
+        self.endpoint = endpoint
+        self.host = host
+        self.domains = domains
+        self.verdict = verdict
+        self.scopeName = scopeName
+        self.decision = decision
+        self.basis = basis
+        self.attribution = attribution
+    }
+
     /// Writes the record as one JSON object, without the newline.
     public func write(to w: inout ByteWriter) {
         w.append("{\"time\":\"")

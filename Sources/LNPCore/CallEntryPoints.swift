@@ -171,36 +171,15 @@ public func lnpGateSendmmsg(_ fd: Int32, _ messages: UnsafeMutablePointer<lnp_mm
 
 @_cdecl("lnp_gate_bind")
 public func lnpGateBind(_ fd: Int32, _ address: UnsafeMutableRawPointer?, _ length: UInt32) -> Int32 {
-    guard let endpoint = SocketEndpoint.parse(UnsafeRawPointer(address), length: Int(length)),
-        case .local(let reason) = LiveClassifier.live.classifyBind(endpoint)
-    else { return 0 }
-    guard let socket = SocketKind.of(fd), socket.accepts(endpoint.sockaddrFamily) else {
-        return AddressCopy(bytes: address!, length: Int(length)).disarm()
-    }
-    return ProcessGate().decide(.bind, fd: fd, transport: socket.transport, endpoint: endpoint, reason: reason)
+    Decisions.process.bind(fd, address, length)
 }
 
 /// setsockopt: joining a multicast group, in each of the forms it takes, and forcing the
-/// output interface. `value` is lnp's copy of the option's first `copied` bytes; for a join,
-/// `length` is lowered to what was copied (the kernel reads no more of these options than
-/// their structure), so the call can take the copy.
+/// output interface (`Decisions.socketOption`).
 @_cdecl("lnp_gate_setsockopt")
 public func lnpGateSetsockopt(
     _ fd: Int32, _ level: Int32, _ name: Int32, _ value: UnsafeMutableRawPointer?, _ copied: UInt32,
     _ length: UnsafeMutablePointer<UInt32>
 ) -> Int32 {
-    if SocketEgress.forcesInterface(level: level, name: name) {
-        return Decisions.process.forceInterface(fd, name: name, value: UnsafeRawPointer(value), length: Int(copied))
-    }
-    guard MulticastJoin.isJoin(level: level, name: name), copied > 0 else { return 0 }  // (unread: the kernel answers)
-    length.pointee = min(length.pointee, copied)
-    guard let group = MulticastJoin.group(level: level, name: name, value: UnsafeRawPointer(value), length: Int(copied)),
-        group.address.isMulticast
-    else { return 0 }
-    guard let socket = SocketKind.of(fd) else {
-        // No socket: the kernel answers EBADF or ENOTSOCK, from a copy that joins nothing.
-        value!.initializeMemory(as: UInt8.self, repeating: 0, count: Int(copied))
-        return 0
-    }
-    return ProcessGate().decide(.join, fd: fd, transport: socket.transport, endpoint: group, reason: .multicast)
+    Decisions.process.socketOption(fd, level, name, value, copied, &length.pointee)
 }

@@ -10,7 +10,7 @@ public struct Decisions<Gate: CallGate> {
 
     public init(gate: Gate) { self.gate = gate }
 
-    func connect(_ fd: Int32, _ address: UnsafeMutableRawPointer?, _ length: UInt32) -> Int32 {
+    public func connect(_ fd: Int32, _ address: UnsafeMutableRawPointer?, _ length: UInt32) -> Int32 {
         guard let endpoint = SocketEndpoint.parse(UnsafeRawPointer(address), length: Int(length)) else { return 0 }
         let copy = AddressCopy(bytes: address!, length: Int(length))
         let classifier = gate.classifier(on: fd)
@@ -21,7 +21,7 @@ public struct Decisions<Gate: CallGate> {
     /// `sendto`, `sendmsg` and each message of `sendmmsg`; `interface`: the one the message's
     /// control messages force. A destination on a stream socket counts only with MSG_FASTOPEN
     /// (TCP Fast Open connects); otherwise the kernel ignores it.
-    func send(
+    public func send(
         _ fd: Int32, _ address: UnsafeMutableRawPointer?, _ length: UInt32, _ flags: Int32, operation: Operation,
         interface: UInt32 = 0
     ) -> Int32 {
@@ -95,6 +95,41 @@ public struct Decisions<Gate: CallGate> {
         guard let socket = known ?? SocketKind.of(fd), socket.accepts(endpoint.sockaddrFamily) else { return copy.disarm() }
         if socket.transport.isStream && flags & Int32(LNP_MSG_FASTOPEN) == 0 { return copy.disarm() }
         return gate.decide(operation, fd: fd, transport: socket.transport, endpoint: endpoint, reason: reason)
+    }
+
+    /// bind: only to a multicast or broadcast address, which is how a socket receives that
+    /// traffic (`Classifier.classifyBind`).
+    public func bind(_ fd: Int32, _ address: UnsafeMutableRawPointer?, _ length: UInt32) -> Int32 {
+        guard let endpoint = SocketEndpoint.parse(UnsafeRawPointer(address), length: Int(length)),
+            case .local(let reason) = gate.classifier(leaving: 0).classifyBind(endpoint)
+        else { return 0 }
+        guard let socket = SocketKind.of(fd), socket.accepts(endpoint.sockaddrFamily) else {
+            return AddressCopy(bytes: address!, length: Int(length)).disarm()
+        }
+        return gate.decide(.bind, fd: fd, transport: socket.transport, endpoint: endpoint, reason: reason)
+    }
+
+    /// setsockopt: joining a multicast group, in each of the forms it takes, and forcing the
+    /// output interface. `value` is lnp's copy of the option's first `copied` bytes; for a
+    /// join, `length` is lowered to what was copied (the kernel reads no more of these
+    /// options than their structure), so the call can take the copy.
+    public func socketOption(
+        _ fd: Int32, _ level: Int32, _ name: Int32, _ value: UnsafeMutableRawPointer?, _ copied: UInt32, _ length: inout UInt32
+    ) -> Int32 {
+        if SocketEgress.forcesInterface(level: level, name: name) {
+            return forceInterface(fd, name: name, value: UnsafeRawPointer(value), length: Int(copied))
+        }
+        guard MulticastJoin.isJoin(level: level, name: name), copied > 0 else { return 0 }  // (unread: the kernel answers)
+        length = min(length, copied)
+        guard let group = MulticastJoin.group(level: level, name: name, value: UnsafeRawPointer(value), length: Int(copied)),
+            group.address.isMulticast
+        else { return 0 }
+        guard let socket = SocketKind.of(fd) else {
+            // No socket: the kernel answers EBADF or ENOTSOCK, from a copy that joins nothing.
+            value!.initializeMemory(as: UInt8.self, repeating: 0, count: Int(copied))
+            return 0
+        }
+        return gate.decide(.join, fd: fd, transport: socket.transport, endpoint: group, reason: .multicast)
     }
 
     /// setsockopt forcing the output interface (SO_BINDTODEVICE, SO_BINDTOIFINDEX,

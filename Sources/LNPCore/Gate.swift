@@ -134,15 +134,15 @@ struct ProcessGate: CallGate {
 
 /// A socket as the kernel describes it: its family (SO_DOMAIN) and transport (SO_TYPE,
 /// SO_PROTOCOL).
-struct SocketKind {
-    var domain: Int32
-    var transport: Transport
+public struct SocketKind {
+    public var domain: Int32
+    public var transport: Transport
     /// SO_PROTOCOL (IPPROTO_RAW: a raw socket that writes its own IP header).
-    var protocolNumber: Int32 = 0
+    public var protocolNumber: Int32 = 0
 
     /// nil when `fd` is not a socket: the caller then leaves the call to the kernel, which
     /// answers with its own ENOTSOCK or EBADF.
-    static func of(_ fd: Int32) -> SocketKind? {
+    public static func of(_ fd: Int32) -> SocketKind? {
         guard case .success(let type) = Sys.socketOption(fd, Int32(LNP_SO_TYPE)) else { return nil }
         let proto: Int32
         if case .success(let value) = Sys.socketOption(fd, Int32(LNP_SO_PROTOCOL)) { proto = value } else { proto = 0 }
@@ -170,7 +170,7 @@ struct SocketKind {
     /// Whether the kernel will take a destination written in `sockaddrFamily` on this socket
     /// at all. When it will not, lnp stays out of the way so the program gets the kernel's
     /// own error (EAFNOSUPPORT, EINVAL), not a denial.
-    func accepts(_ sockaddrFamily: UInt16) -> Bool {
+    public func accepts(_ sockaddrFamily: UInt16) -> Bool {
         switch (domain, Int32(sockaddrFamily)) {
         case (Int32(LNP_AF_INET), Int32(LNP_AF_INET)), (Int32(LNP_AF_INET6), Int32(LNP_AF_INET6)): return true
         // IPv4 destinations on a dual-stack UDP socket.
@@ -183,8 +183,8 @@ struct SocketKind {
 }
 
 /// Interface names by index, for a link-local destination's scope.
-enum InterfaceLookup {
-    static func name(of index: UInt32) -> InterfaceName {
+public enum InterfaceLookup {
+    public static func name(of index: UInt32) -> InterfaceName {
         guard case .success(let socket) = NetlinkSocket.open() else { return InterfaceName() }
         defer { Sys.close(socket) }
         return InterfaceFacts.read(index: index, through: socket)?.name ?? InterfaceName()

@@ -67,7 +67,7 @@ enum RawPackets {
 
 extension Decisions {
     /// A packet's own IP header (a raw socket that writes it): its destination decided.
-    func headerDestination(_ fd: Int32, _ socket: SocketKind, header: UnsafeRawBufferPointer, operation: Operation) -> Int32 {
+    public func headerDestination(_ fd: Int32, _ socket: SocketKind, header: UnsafeRawBufferPointer, operation: Operation) -> Int32 {
         guard let destination = SocketEgress.headerDestination(header) else { return 0 }
         let classifier = gate.classifier(on: fd)
         guard classifier.mayBeLocal(destination), case .local(let reason) = classifier.classify(destination) else { return 0 }

@@ -179,5 +179,5 @@ public enum RecordDatagram {
 
     /// The system log's severity for a record: warning when denied, notice when allowed,
     /// info for activity off the local network.
-    static func severity(of record: AuditRecord) -> UInt8 { !record.verdict.isLocal ? 6 : record.decision == .allow ? 5 : 4 }
+    public static func severity(of record: AuditRecord) -> UInt8 { !record.verdict.isLocal ? 6 : record.decision == .allow ? 5 : 4 }
 }
