@@ -98,6 +98,12 @@ static inline int lnp_pty_number(int fd) {
     return ioctl(fd, TIOCGPTN, &number) == 0 ? (int)number : -1;
 }
 
+/// The columns of terminal `fd`, or 0 if it does not say.
+static inline int lnp_terminal_columns(int fd) {
+    struct winsize size;
+    return ioctl(fd, TIOCGWINSZ, &size) == 0 ? size.ws_col : 0;
+}
+
 /// The window size of terminal `from`, given to terminal `to` (whose process group hears
 /// of it by SIGWINCH).
 static inline int lnp_copy_window_size(int from, int to) {

@@ -179,5 +179,8 @@ public enum RecordDatagram {
 
     /// The system log's severity for a record: warning when denied, notice when allowed,
     /// info for activity off the local network.
+    /// The severities a record datagram may carry (syslog's warning, notice, info).
+    public static var severities: ClosedRange<UInt8> { 4...6 }
+
     public static func severity(of record: AuditRecord) -> UInt8 { !record.verdict.isLocal ? 6 : record.decision == .allow ? 5 : 4 }
 }

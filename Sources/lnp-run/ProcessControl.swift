@@ -18,6 +18,11 @@ struct SignalIntake {
         SIGVTALRM, SIGPROF, SIGIO,
     ]
 
+    /// Signals a process may send lnp-run to end it with its terminal left raw, or with a
+    /// crash report: taken in and dropped. (A real fault of lnp-run's own still ends it:
+    /// the kernel delivers those whatever the mask.)
+    static let absorbed: [Int32] = [SIGSYS, SIGTRAP, SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGSTKFLT]
+
     let fd: Int32
     /// The mask lnp-run started with, for the program.
     let originalMask: sigset_t
@@ -29,7 +34,7 @@ struct SignalIntake {
         var set = sigset_t()
         sigemptyset(&set)
         sigaddset(&set, SIGCHLD)
-        for signal in forwarded { sigaddset(&set, signal) }
+        for signal in forwarded + absorbed { sigaddset(&set, signal) }
         var original = sigset_t()
         guard sigprocmask(SIG_BLOCK, &set, &original) == 0 else { return nil }
         let fd = signalfd(-1, &set, Int32(SFD_CLOEXEC | SFD_NONBLOCK))
@@ -55,7 +60,7 @@ enum SignalOrigin {
     /// its descendants (a `kill(0, …)` reaches the program already), nor caused by lnp-run
     /// itself (SIGXFSZ when its own write of the audit meets the file size limit).
     static func shouldForward(_ info: signalfd_siginfo) -> Bool {
-        if Int32(info.ssi_signo) == SIGCHLD { return false }
+        if Int32(info.ssi_signo) == SIGCHLD || SignalIntake.absorbed.contains(Int32(info.ssi_signo)) { return false }
         let code = info.ssi_code
         guard code == SI_USER || code == SI_QUEUE || code == SI_TKILL else { return false }
         let sender = pid_t(info.ssi_pid)

@@ -34,7 +34,9 @@ final class RunLoop {
     private let relay: TerminalRelay?
     private var state = AskingState()
     private var terminal: Terminal?
-    private var reader = AnswerReader()
+    private var reader = AnswerReader(code: PromptText.drawCode())
+    /// The question on the terminal, while it is up.
+    private var question: PromptText?
     private var deadline: Double = 0
     /// Connections whose request has not arrived yet.
     private var arriving: [(client: Int32, deadline: Double)] = []
@@ -42,6 +44,9 @@ final class RunLoop {
     /// process that connects and says nothing must not hold lnp-run's descriptors.
     private static let arrivalSeconds = 2.0
     private static let arrivingAtMost = 256
+    /// Asks held for the person's answer at most: past it, denied as while asking, so that a
+    /// flood of asks cannot use up lnp-run's descriptors.
+    private static let holdingAtMost = 256
     /// Asks waiting for the person's answer, with what they ask and who asks.
     private var holders: [(client: Int32, ask: ReceivedAsk, asker: Asker)] = []
     /// Asks passed up to the enclosing lnp-run: the connection there, and who waits here.
@@ -220,13 +225,14 @@ final class RunLoop {
         if state.action(forAskHolding: ask.holding) == .startPrompt {
             if let opened = Terminal.open(through: relay) {
                 terminal = opened
-                reader = AnswerReader()
+                reader = AnswerReader(code: PromptText.drawCode())
                 deadline = Self.now() + Double(asking.timeoutSeconds)
-                let question = PromptText(
+                question = PromptText(
                     program: asking.program, asker: asker, ask: ask, reason: reason,
-                    usage: ask.usage.isEmpty ? asking.usage : ask.usage, timeoutSeconds: asking.timeoutSeconds)
+                    usage: ask.usage.isEmpty ? asking.usage : ask.usage, timeoutSeconds: asking.timeoutSeconds,
+                    code: reader.code, width: opened.columns)
                 opened.discardTypeAhead()
-                opened.say(question.question)
+                opened.say(question?.question ?? "")
                 state.promptShown()
             } else {
                 Diagnostics.note(asking.noTerminalMessage)
@@ -234,6 +240,7 @@ final class RunLoop {
             }
         }
         switch state.action(forAskHolding: ask.holding) {
+        case .hold where holders.count >= Self.holdingAtMost: RunServer.reply(client, AskingState.denied(.asking))
         case .hold: holders.append((client, ask, asker))
         case .reply(let reply): answer(client, ask, by: asker, reply)
         case .startPrompt: RunServer.reply(client, AskingState.denied(.noTerminal))
@@ -307,9 +314,11 @@ final class RunLoop {
             closeTerminal()
             return
         }
-        switch reader.feed(typed) {
+        let outcome = reader.feed(typed)
+        if !reader.echo.isEmpty { terminal.say(reader.echo) }
+        switch outcome {
         case .pending: return
-        case .unclear: terminal.say(PromptText.reminder)
+        case .unclear: terminal.say(question?.reminder() ?? "")
         case .interrupt:
             // Ctrl-C at the prompt: nothing is decided, and the program gets its Ctrl-C.
             terminal.say("\r\n(interrupted: nothing decided)\r\n")
@@ -347,6 +356,7 @@ final class RunLoop {
     private func closeTerminal() {
         terminal?.close()
         terminal = nil
+        question = nil
         relay?.paused = false
     }
 

@@ -30,27 +30,47 @@ final class RunRecords {
     func receive(_ record: ReceivedRecord, from tree: ProcessTree) {
         // A process may report only its own operations; a nested lnp-run passes on its tree's.
         let nested = tree.isNested(record.sender)
-        guard nested || (tree.owns(record.sender) && (record.line.isEmpty || record.claimedPID == record.sender)),
-            record.line.isEmpty || RecordLine.isWellFormed(record.line)
-        else {
+        guard nested || tree.owns(record.sender) else {
             refused += 1
             return
         }
+        var line: [UInt8] = []
+        var about = record.sender
+        if !record.line.isEmpty {
+            guard RecordDatagram.severities.contains(record.severity), let parsed = RecordLine(record.line),
+                let pid = parsed.pid, nested || pid == record.sender, parsed.value(of: "exe") != nil
+            else {
+                refused += 1
+                return
+            }
+            about = pid
+            // The executable as the kernel names it (a nested run has done so for its tree).
+            line = nested ? parsed.bytes : Asker.executable(of: pid).map { parsed.replacing("exe", with: Self.json($0)) } ?? parsed.bytes
+        }
         lost.add(Int(record.lost), .notSent)
-        guard !record.line.isEmpty else { return }
-        if scope == .local && record.line.reversed().starts(with: "\"local\":false}".utf8.reversed()) { return }
-        var line = Array(record.line)
+        guard !line.isEmpty else { return }
+        if scope == .local && line.reversed().starts(with: "\"local\":false}".utf8.reversed()) { return }
         if entries != nil, let entry = try? AuditEntry.parse(line: line) { entries?.append(entry) }
-        if let upstream { forward(record, to: upstream) }
+        if let upstream { forward(line, lost: record.lost, severity: record.severity, to: upstream) }
         guard let destination else { return }
         let gap = lost.gap
         if let gap { line = Self.noting(gap, in: line) }
-        let sender = nested ? record.claimedPID ?? record.sender : record.sender
-        if let reason = destination.write(line, severity: record.severity, sender: sender) {
+        if let reason = destination.write(line, severity: record.severity, sender: about) {
             lost.add(1, reason)
         } else if gap != nil {
             lost.gapNoted()
         }
+    }
+
+    /// `text` as a JSON string.
+    static func json(_ text: String) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: text.utf8.count * 6 + 2)
+        let count = bytes.withUnsafeMutableBytes { raw in
+            var writer = ByteWriter(raw)
+            Array(text.utf8).withUnsafeBufferPointer { writer.appendJSONString($0, budget: raw.count) }
+            return writer.count
+        }
+        return Array(bytes[0..<count])
     }
 
     /// Datagrams on the records socket that were not records at all (`RunServer`): refused
@@ -79,10 +99,10 @@ final class RunRecords {
         return Array(line.dropLast()) + Array(note.utf8)
     }
 
-    private func forward(_ record: ReceivedRecord, to pid: pid_t) {
-        var datagram = [UInt8](repeating: 0, count: RecordDatagram.headerSize) + record.line
+    private func forward(_ line: [UInt8], lost count: UInt32, severity: UInt8, to pid: pid_t) {
+        var datagram = [UInt8](repeating: 0, count: RecordDatagram.headerSize) + line
         datagram.withUnsafeMutableBytes { raw in
-            RecordDatagram.writeHeader(lost: record.lost, severity: record.severity, into: raw)
+            RecordDatagram.writeHeader(lost: count, severity: severity, into: raw)
             if !RunChannel.sendRecord(UnsafeRawBufferPointer(raw), to: Int32(pid)) { lost.add(1, .notSent) }
         }
     }

@@ -157,13 +157,4 @@ struct ReceivedRecord: Equatable {
         severity = bytes[8]
         line = bytes[RecordDatagram.headerSize...]
     }
-
-    /// The process the record says made the operation: the number after `"pid":`, which
-    /// follows `"time"` (AuditRecord.write); nil if there is none.
-    var claimedPID: pid_t? {
-        let key = Array("\"pid\":".utf8)
-        guard let start = line.firstRange(of: key)?.upperBound else { return nil }
-        let digits = line[start...].prefix { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
-        return digits.isEmpty || digits.count > 9 ? nil : pid_t(String(decoding: digits, as: UTF8.self))
-    }
 }

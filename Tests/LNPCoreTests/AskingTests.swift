@@ -106,7 +106,8 @@ struct AskingTests {
         ("plain /usr/bin/tool", "plain /usr/bin/tool"), ("\u{1b}[2K\u{1b}[1A", "\\x1b[2K\\x1b[1A"), ("bell\u{7}", "bell\\x07"),
         ("csi\u{9b}2J", "csi\\x9b2J"), ("rlo\u{202e}txt.exe", "rlo\\u{202e}txt.exe"), ("back\\slash", "back\\\\slash"),
         ("line\u{2028}sep", "line\\u{2028}sep"), ("pad          which is", "pad which is"),
-        ("fill\u{3164}er\u{fe0f}", "fill\\u{3164}er\\u{fe0f}"), ("ring\u{20e0}", "ring\\u{20e0}"), ("del\u{7f}", "del\\x7f"), ("caf\u{e9} \u{201C}q\u{201D}", "caf\u{e9} \u{201C}q\u{201D}"),
+        ("fill\u{3164}er\u{fe0f}", "fill\\u{3164}er\\u{fe0f}"), ("braille\u{2800}blank", "braille\\u{2800}blank"),
+        ("e\u{301}\u{302}\u{303}\u{304}", "e\u{301}\u{302}\\u{0303}\\u{0304}"), ("ring\u{20e0}", "ring\\u{20e0}"), ("del\u{7f}", "del\\x7f"), ("caf\u{e9} \u{201C}q\u{201D}", "caf\u{e9} \u{201C}q\u{201D}"),
     ])
     func terminalTextShowsNoControls(text: String, shown: String) {
         #expect(TerminalText.shown(text) == shown)
@@ -114,7 +115,26 @@ struct AskingTests {
 
     @Test func aLongFieldIsCut() {
         let shown = TerminalText.shown(String(repeating: "x", count: 1000))
-        #expect(shown == String(repeating: "x", count: TerminalText.limit) + "\u{2026}")
+        #expect(shown == String(repeating: "x", count: TerminalText.limit - 1) + "\u{2026}")
+        // To the terminal's width, wide characters taking two columns: nothing wraps.
+        #expect(TerminalText.shown(String(repeating: "x", count: 100), columns: 40) == String(repeating: "x", count: 39) + "\u{2026}")
+        #expect(TerminalText.shown(String(repeating: "\u{6F22}", count: 100), columns: 40) == String(repeating: "\u{6F22}", count: 19) + "\u{2026}")
+        #expect(TerminalText.shown("short", columns: 40) == "short")
+    }
+
+    /// A usage description padded to wrap at the terminal's edge cannot put a line of its own
+    /// at the start of a line: every field ends before the edge.
+    @Test func noFieldWraps() throws {
+        let ask = try #require(ReceivedAsk.parse(Array("hold\nconnect tcp 10.77.0.2 80 eth1 -".utf8)))
+        let usage = "Finds printers." + String(repeating: "\u{2800}", count: 53) + "lnp: verified: signed by your administrator"
+        for width in [40, 80, 132] {
+            let text = PromptText(program: "/opt/" + String(repeating: "p", count: 300), asker: Asker(pid: 7, executable: "/bin/x"),
+                                  ask: ask, reason: "on-link", usage: usage, timeoutSeconds: 30, code: "47", width: width).question
+            // The fields' lines: after the blank line, the reset and lnp's own first line.
+            for line in text.components(separatedBy: "\r\n").dropFirst(3).dropLast() {
+                #expect(line.unicodeScalars.count <= width, "\(width): \(line)")
+            }
+        }
     }
 
     @Test func otherRequestsAreRead() {
@@ -166,30 +186,41 @@ struct AskingTests {
     }
 
     @Test(arguments: [
-        ("a\n", AnswerReader.Outcome.allow), ("Allow\n", .allow), ("yes\n", .allow), ("  d\n", .deny),
-        ("don't\n", .deny), ("N", .deny), ("", .pending), ("x", .pending), ("?\n", .unclear), ("\n", .pending),
-        // Only a line's first character answers: no other word decides by accident.
-        ("cancel\n", .unclear), ("later\n", .unclear), ("whatever\n", .unclear), ("xyz\nd\n", .unclear),
+        ("47\r", AnswerReader.Outcome.allow), (" 47 \n", .allow), ("  d\n", .deny), ("don't\n", .deny), ("N", .deny),
+        ("", .pending), ("x", .pending), ("?\n", .unclear), ("\n", .pending), ("47", .pending),
+        // Only the code allows: no key a program can tell the person to type.
+        ("a\n", .unclear), ("y\n", .unclear), ("Allow\n", .unclear), ("48\r", .unclear), ("4\r", .unclear),
+        ("cancel\n", .unclear), ("xyz\nd\n", .unclear), ("447\r", .unclear),
     ])
     func answers(typed: String, outcome: AnswerReader.Outcome) {
-        var reader = AnswerReader()
+        var reader = AnswerReader(code: "47")
         #expect(reader.feed(Array(typed.utf8)) == outcome)
     }
 
-    @Test func anAnswerMayComeInPieces() {
-        var reader = AnswerReader()
+    @Test func anAnswerMayComeInPiecesAndBeCorrected() {
+        var reader = AnswerReader(code: "47")
         #expect(reader.feed(Array("  ".utf8)) == .pending)
         #expect(reader.feed(Array("d".utf8)) == .deny)
-        var again = AnswerReader()
+        var again = AnswerReader(code: "47")
         #expect(again.feed(Array("cancel\n".utf8)) == .unclear)
-        #expect(again.feed(Array("y\n".utf8)) == .allow, "a line after an unclear one answers")
+        #expect(again.feed(Array("4".utf8)) == .pending)
+        #expect(again.echo == "4", "what is typed is shown")
+        #expect(again.feed(Array("8\u{7f}".utf8)) == .pending)
+        #expect(again.echo == "8\u{8} \u{8}", "and taken back")
+        #expect(again.feed(Array("7\r".utf8)) == .allow, "a line after an unclear one answers")
+    }
+
+    @Test func codesAreTwoDigitsAndVary() {
+        let codes = Set((0..<200).map { _ in PromptText.drawCode() })
+        #expect(codes.allSatisfy { $0.count == 2 && $0.allSatisfy(\.isNumber) })
+        #expect(codes.count > 20)
     }
 
     @Test func theQuestionSaysWhoseWordEachLineIs() throws {
         let ask = try #require(ReceivedAsk.parse(Array("hold\nconnect tcp 10.77.0.2 80 eth1 -".utf8)))
         let text = PromptText(
             program: "/opt/tools/scan.py", asker: Asker(pid: 7, executable: "/usr/bin/python3"), ask: ask,
-            reason: "on-link 10.77.0.0/24 via eth1", usage: "Finds printers.", timeoutSeconds: 30
+            reason: "on-link 10.77.0.0/24 via eth1", usage: "Finds printers.", timeoutSeconds: 30, code: "47"
         ).question
         #expect(text.contains("\u{201C}scan.py\u{201D} would like to find and connect to devices on your local network."))
         #expect(text.contains("program   /opt/tools/scan.py\r\n"))
@@ -197,9 +228,9 @@ struct AskingTests {
         #expect(text.contains("reports   connect tcp 10.77.0.2:80\r\n"))
         #expect(text.contains("which is  on-link 10.77.0.0/24 via eth1\r\n"))
         #expect(text.contains("why       Finds printers."))
-        #expect(text.hasSuffix("Allow? a = Allow, d = Don't Allow (30 s): "))
+        #expect(text.hasSuffix("Allow? type 47 and Enter to Allow, d = Don't Allow (30 s): "))
         let silent = PromptText(program: "/bin/x", asker: Asker(pid: 7, executable: "/bin/x"), ask: ask, reason: "multicast",
-                                usage: "", timeoutSeconds: 5).question
+                                usage: "", timeoutSeconds: 5, code: "47").question
         #expect(!silent.contains("why"))
     }
 
@@ -209,10 +240,10 @@ struct AskingTests {
         let ask = try #require(ReceivedAsk.parse(Array("hold\nresolve - - - - \u{1b}[1Aevil\u{9b}.local\n\u{1b}[2Kwhy\u{7}".utf8)))
         let text = PromptText(
             program: "/tmp/\u{1b}]0;title\u{7}x", asker: Asker(pid: 7, executable: "/tmp/a\u{202e}b"), ask: ask,
-            reason: ".local name", usage: ask.usage, timeoutSeconds: 30
+            reason: ".local name", usage: ask.usage, timeoutSeconds: 30, code: "47"
         ).question
-        #expect(text.hasPrefix("\u{1b}[0m"))
-        let controls = String(text.dropFirst(4)).unicodeScalars.filter {
+        #expect(text.hasPrefix("\r\n" + PromptText.reset))
+        let controls = String(text.dropFirst(2 + PromptText.reset.count)).unicodeScalars.filter {
             ($0.value < 0x20 || (0x7f..<0xa0).contains($0.value) || $0.properties.generalCategory == .format)
                 && $0 != "\r" && $0 != "\n"
         }

@@ -40,7 +40,7 @@ struct RunRecordsTests {
         let record = try #require(ReceivedRecord(bytes, sender: 4242))
         #expect(record.lost == 70_000)
         #expect(record.severity == 4)
-        #expect(record.claimedPID == 4242)
+        #expect(RecordLine(record.line)?.pid == 4242)
         #expect(ReceivedRecord(Array(bytes.dropFirst()), sender: 1) == nil, "no magic, no record")
         #expect(ReceivedRecord(Array(bytes.prefix(11)), sender: 1) == nil, "a header cut short")
     }
@@ -49,7 +49,7 @@ struct RunRecordsTests {
         var bytes = [UInt8](repeating: 0, count: RecordDatagram.headerSize)
         bytes.withUnsafeMutableBytes { RecordDatagram.writeHeader(lost: 3, severity: 0, into: $0) }
         let record = try #require(ReceivedRecord(bytes, sender: 9))
-        #expect(record.line.isEmpty && record.lost == 3 && record.claimedPID == nil)
+        #expect(record.line.isEmpty && record.lost == 3)
     }
 
     /// The next record written after a loss notes the gap, once.
@@ -74,22 +74,49 @@ struct RunRecordsTests {
         ])
     }
 
-    /// Only what the preload writes is written: one line, each key once and plainly, so that
-    /// the pid lnp-run checks is the pid every reader reads.
+    /// Only what the preload writes is written: one strict JSON object on one line, each key
+    /// once and plainly, so that the pid lnp-run checks is the pid every reader reads.
     @Test(arguments: [
-        ("{\"time\":\"t\",\"pid\":7,\"host\":\"a\\u001b[2Kb\",\"domains\":[\"x\",\"y\"],\"local\":true}", true),
-        ("{\"time\":\"t\",\"pid\":7,\"host\":\"a \\\"quoted\\\" \\\\\",\"x\":{\"pid\":1}}", true),
-        ("{\"time\":\"t\",\"pid\":7}\n{\"time\":\"t\",\"pid\":1}", false),
-        ("{\"time\":\"t\",\"pid\":7,\"pid\":4242}", false),
-        ("{\"time\":\"t\",\"pid\":7,\"p\\u0069d\":31337}", false),
-        ("{\"time\":\"t\",\"pid\":7}}", false),
-        ("{\"time\":\"t\",\"pid\":7", false),
-        ("{\"time\":\"t\",\"host\":\"x\"}", false),
-        ("not json at all", false),
-        ("{\"time\":\"t\",\"pid\":7,\"host\":\"tab\there\"}", false),
-    ])
-    func recordLinesAreChecked(line: String, wellFormed: Bool) {
-        #expect(RecordLine.isWellFormed(Array(line.utf8)[...]) == wellFormed)
+        ("{\"time\":\"t\",\"pid\":7,\"host\":\"a\\u001b[2Kb\",\"domains\":[\"x\",\"y\"],\"local\":true}", 7),
+        ("{\"time\":\"t\",\"pid\":7,\"host\":\"a \\\"quoted\\\" \\\\\",\"x\":{\"pid\":1},\"n\":-1.5e3,\"z\":null}", 7),
+        ("{\"time\":\"t\",\"x\":{\"pid\":7},\"pid\":4242}", 4242),
+        ("{\"time\":\"caf\u{e9} \u{1F600}\",\"pid\":7}", 7),
+        ("{\"time\":\"t\",\"pid\":7}\n{\"time\":\"t\",\"pid\":1}", nil),
+        ("{\"time\":\"t\",\"pid\":7,\"pid\":4242}", nil),
+        ("{\"time\":\"t\",\"pid\":7,\"p\\u0069d\":31337}", nil),
+        ("{\"time\":\"t\",\"pid\":7}}", nil),
+        ("{\"time\":\"t\",\"pid\":7", nil),
+        ("{\"time\":\"t\",\"host\":\"x\"}", nil),
+        ("not json at all", nil),
+        ("{\"time\":\"t\",\"pid\":7,\"host\":\"tab\there\"}", nil),
+        ("{\"time\":\"t\",\"pid\":7,\"op\":@@@}", nil),
+        ("{\"time\":\"t\",\"pid\":7,\"a\":{]}", nil),
+        ("{\"time\":\"t\\q\",\"pid\":7}", nil),
+        ("{\"time\":\"t\",\"pid\":07}", nil),
+        ("{\"time\":\"t\", \"pid\":7}", nil),
+        ("{\"time\":\"t\u{9B}2J\",\"pid\":7}", nil),
+        ("{\"time\":\"t\",\"pid\":7,\"lost\":{\"count\":0}}", nil),
+        ("{\"time\":\"t\",\"pid\":7,\"by\":\"supervisor\"}", nil),
+        ("{\"pid\":7,\"time\":\"t\"}", nil),
+    ] as [(String, Int32?)])
+    func recordLinesAreChecked(line: String, pid: Int32?) {
+        let parsed = RecordLine(Array(line.utf8)[...])
+        #expect(parsed?.pid == pid)
+        if pid != nil { #expect(parsed != nil) }
+    }
+
+    @Test func bytesThatAreNotUTF8AreRefused() {
+        for bad: [UInt8] in [[0xff, 0xfe], [0xc0, 0xaf], [0xed, 0xa0, 0x80], [0xe2, 0x82]] {
+            let line = Array("{\"time\":\"".utf8) + bad + Array("\",\"pid\":7}".utf8)
+            #expect(RecordLine(line[...]) == nil, "\(bad)")
+        }
+    }
+
+    @Test func theExecutableIsReplacedWhereItLies() throws {
+        let parsed = try #require(RecordLine(Array("{\"time\":\"t\",\"pid\":7,\"exe\":\"/usr/bin/curl\",\"op\":\"connect\"}".utf8)[...]))
+        let line = parsed.replacing("exe", with: RunRecords.json("/usr/bin/python3 \"x\""))
+        #expect(String(decoding: line, as: UTF8.self)
+            == "{\"time\":\"t\",\"pid\":7,\"exe\":\"/usr/bin/python3 \\\"x\\\"\",\"op\":\"connect\"}")
     }
 
     @Test func aRecordOfActivityOffTheLocalNetworkIsLeftOutOfALocalAudit() throws {
@@ -100,7 +127,7 @@ struct RunRecordsTests {
         let me = getpid()
         for local in [true, false] {
             var bytes = [UInt8](repeating: 0, count: RecordDatagram.headerSize)
-                + Array("{\"time\":\"2026-01-01T00:00:00.000000Z\",\"pid\":\(me),\"local\":\(local)}".utf8)
+                + Array("{\"time\":\"2026-01-01T00:00:00.000000Z\",\"pid\":\(me),\"exe\":\"x\",\"local\":\(local)}".utf8)
             bytes.withUnsafeMutableBytes { RecordDatagram.writeHeader(lost: 0, severity: 5, into: $0) }
             records.receive(ReceivedRecord(bytes, sender: me)!, from: tree)
         }

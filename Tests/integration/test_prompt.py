@@ -20,6 +20,8 @@ from conftest import FIXTURES, json_lines, run
 
 HOST, PORT = "10.77.0.2", "8080"
 QUESTION = "would like to find and connect to devices on your local network"
+# What the question starts with: the terminal put back in order (Prompt.swift).
+RESET = "\x1b[!p\x1b[r\x1b(B\x0f\x1b]104\x07\x1b]110\x07\x1b]111\x07\x1b[?6l\x1b[?5l\x1b[?25h\x1b[0m"
 
 
 @pytest.fixture
@@ -76,6 +78,12 @@ class Terminal:
     def type(self, text):
         os.write(self.fd, text.encode())
 
+    def allow(self):
+        """Types the code the question shows for Allow, and Enter."""
+        codes = re.findall(r"type (\d+) and Enter to Allow", self.text)
+        assert codes, f"no code for Allow on the terminal; it shows:\n{self.text}"
+        self.type(codes[-1] + "\r")
+
     def finish(self, timeout=30):
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
@@ -128,7 +136,7 @@ def test_allow_at_the_prompt_is_remembered(lan, state, audit, workdir):
     assert "which is  on-link 10.77.0.0/24 via c0\r" in terminal.text
     python = os.path.realpath(shutil.which("python3"))
     assert re.search(rf"process   \d+ {re.escape(python)}\r", terminal.text), "who asks, from the kernel"
-    terminal.type("a\n")
+    terminal.allow()
     assert terminal.finish() == 0
     assert "allowed and remembered" in terminal.text
     assert attempts(out.read_text())[0]["errno"] == 0
@@ -176,7 +184,7 @@ def test_deny_while_asking_then_the_retry_succeeds(lan, state, audit, workdir):
         lan, ["--deny-while-asking", "--audit", audit.path], program, state, redirect=workdir / "retry")
     terminal.wait_for("Don't Allow")
     time.sleep(0.5)  # let the program fail and retry a few times while the prompt is up
-    terminal.type("a\n")
+    terminal.allow()
     assert terminal.finish() == 0
     results = [a["errno"] for a in attempts(out.read_text())]
     assert results[0] == errno.EHOSTUNREACH, results
@@ -192,7 +200,7 @@ def test_many_processes_and_threads_one_prompt_one_record(lan, state, audit, wor
     terminal, _, _ = on_terminal(lan, ["--audit", audit.path], command, state, redirect=workdir / "many")
     terminal.wait_for("Don't Allow")
     time.sleep(1.0)  # every thread is holding by now
-    terminal.type("a\n")
+    terminal.allow()
     assert terminal.finish() == 0
     assert terminal.text.count(QUESTION) == 1
     records = audit.records()
@@ -259,7 +267,7 @@ def test_children_and_orphans_act_under_the_programs_decision(lan, state, workdi
     terminal, _, _ = on_terminal(lan, [], [parent], state, redirect=workdir / "parent")
     terminal.wait_for("Don't Allow")
     assert f"program   {parent}" in terminal.text
-    terminal.type("a\n")
+    terminal.allow()
     assert terminal.finish() == 0
     outcome = attempts(result_file.read_text())[0]
     assert outcome["errno"] == 0
@@ -315,7 +323,7 @@ def test_a_forged_ask_is_shown_for_what_it_is(lan, state, workdir):
     # d + the basis letter (K not-confirmed, I no-supervisor, D answered) + final.
     assert replies == ["dK0", "dI0", "dD1"]
     assert terminal.text.count(QUESTION) == 1, "only the local ask reached the person"
-    shown = terminal.output.decode(errors="replace").replace("\x1b[0m", "")  # lnp-run's own: plain text
+    shown = terminal.output.decode(errors="replace").replace(RESET, "")  # lnp-run's own: the terminal reset
     assert "\x1b" not in shown and "\u009b" not in shown
     assert r"reports   resolve \x1b[2K\x1b[1Aprinter\x9b.local" + "\r" in terminal.text
     assert "which is  .local name\r" in terminal.text
@@ -346,6 +354,46 @@ def test_a_program_cannot_type_the_answer(lan, state, audit, workdir):
     assert [line["errno"] for line in json_lines(out.read_text()) if "attempt" in line] == [errno.EHOSTUNREACH]
     assert store_rows(state) == [(str(FIXTURES / "lan_client.py"), "denied")]
     assert [r["because"] for r in audit.records()] == ["answered"]
+
+
+def test_a_question_drawn_over_lnps_cannot_name_the_answer(lan, state, audit, workdir):
+    """A program's child opens the person's own terminal (the person's user may) and draws a
+    question of its own over lnp's, which says to type `a`: the person does, and nothing is
+    allowed — Allow takes the code in lnp's question, which no program can read back."""
+    program = lan_client("overdraw", HOST, PORT)
+    terminal, out, err = on_terminal(lan, ["--audit", audit.path], program, state, redirect=workdir / "overdraw")
+    deadline = time.monotonic() + 10
+    while not out.exists() or '"drawn"' not in out.read_text():
+        assert time.monotonic() < deadline, f"the child did not draw; the terminal shows:\n{terminal.text}"
+        time.sleep(0.05)
+    assert json_lines(out.read_text())[0] == {"drawn": True}
+    terminal.wait_for("To accept the licence")
+    terminal.type("a\r")
+    terminal.read(1.0)
+    assert "allowed" not in terminal.text, terminal.text
+    terminal.type("d")
+    assert terminal.finish() == 0
+    assert "denied and remembered" in terminal.text
+    assert [line["errno"] for line in json_lines(out.read_text()) if "attempt" in line] == [errno.EHOSTUNREACH]
+    assert store_rows(state) == [(str(FIXTURES / "lan_client.py"), "denied")]
+
+
+def test_the_question_starts_on_a_terminal_put_back_in_order(lan, state, workdir):
+    """Before it asks, the program sets a scroll region of two lines and odd colours and
+    modes; the question resets the terminal first (DECSTR, margins, character set, colours),
+    so every line of it shows."""
+    script = (r'printf "\033[6;7r\033[7;1H\033]11;#ffffff\007\033(0\033[?6h"; '
+              f'exec python3 "$0" once {HOST} {PORT}')
+    full = ["ip", "netns", "exec", lan.client_ns, lan.build.lnp_run, "--", "sh", "-c", script, str(FIXTURES / "lan_client.py")]
+    terminal = Terminal(full, environment(state))
+    terminal.wait_for("Don't Allow")
+    question = terminal.output[terminal.output.index(b"\033[6;7r"):]
+    reset = question.index(b"\033[!p")
+    assert question.index(b"lnp: ") > reset
+    for sequence in [b"\033[r", b"\033(B", b"\033]104\007", b"\033]110\007", b"\033]111\007", b"\033[?6l"]:
+        assert reset < question.index(sequence) < question.index(b"lnp: "), sequence
+    terminal.type("d")
+    assert terminal.finish() == 0
 
 
 def test_the_program_keeps_a_working_terminal_while_it_may_be_asked(lan, state, workdir):

@@ -3,6 +3,7 @@ silently dropped; writing the audit never kills the program, tears a line, or ho
 whatever the disk, the file size limit or a pipe's reader does."""
 
 import json
+import sys
 import os
 import subprocess
 import time
@@ -129,25 +130,55 @@ def test_a_slow_reader_never_holds_the_program_up(lan, fixtures, workdir):
 
 
 FORGER = r"""
-import os, socket, struct
+import os, socket, struct, subprocess, sys
 me = os.getpid()
-lines = [
+victim = subprocess.Popen(["sleep", "3"])  # another process of the same run
+rest = (',"program":"/usr/bin/curl","exe":"/usr/bin/curl","op":"connect","fd":3,"transport":"tcp",'
+        '"address":"10.77.0.9","port":22,"host":null,"domains":[],"reason":"on-link","decision":"allow",'
+        '"because":"remembered","attribution":"app","local":true}')
+forged = [
     '{"time":"2026-01-01T00:00:00.000000Z","pid":%d,"op":"connect","local":true}\n{"time":"2026-01-01T00:00:00.000000Z","pid":1,"program":"/usr/bin/firefox","decision":"allow","local":true}' % me,
     '{"time":"2026-01-01T00:00:00.000000Z","pid":%d,"op":"connect","pid":4242,"local":true}' % me,
     '{"time":"2026-01-01T00:00:00.000000Z","pid":%d,"p\\u0069d":31337,"local":true}' % me,
+    # my pid first, inside an object; the record's own pid is another process's
+    '{"time":"2026-01-01T00:00:00.000000Z","x":{"pid":%d},"pid":%d' % (me, victim.pid) + rest,
+    # not JSON: a bare word, a mismatched bracket, an unknown escape
+    '{"time":"t","pid":%d,"op":@@@}' % me,
+    '{"time":"t","pid":%d,"a":{]}' % me,
+    '{"time":"t\\q","pid":%d}' % me,
+    # lnp-run's own keys
+    '{"time":"t","pid":%d,"lost":{"count":0,"because":"none"}}' % me,
+    '{"time":"t","pid":%d,"by":"supervisor"}' % me,
 ]
+raw = [
+    b'{"time":"t\xff\xfe","pid":%d}' % me,   # not UTF-8
+    b'{"time":"t\xc2\x9b2J","pid":%d}' % me,   # a C1 control (CSI) in UTF-8
+]
+honest = '{"time":"2026-01-01T00:00:00.000000Z","pid":%d' % me + rest
 with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as s:
     s.connect(b"\0lnp-run/" + os.environ["LNP_RUN"].encode() + b"/records")
-    for line in lines:
-        s.send(b"lnp1" + struct.pack("<I", 0) + bytes([5, 0, 0, 0]) + line.encode())
-    s.send(b"not a record at all")
+    def send(line, severity=5):
+        s.send(b"lnp1" + struct.pack("<I", 0) + bytes([severity, 0, 0, 0]) + line)
+    for line in forged:
+        send(line.encode())
+    for line in raw:
+        send(line)
+    send(honest.encode(), severity=0)   # an emergency in the system log: no
+    send(b"not a record at all")
+    send(honest.encode())   # its exe is its own, whatever it says
+victim.wait()
 """
 
 
 def test_records_a_process_makes_up_are_not_written(lan, audit):
     """A process of the run sends record datagrams of its own making: one that smuggles a
     second line, one that names another pid under a second "pid" key, one that hides a key
-    behind an escape, and one that is no record at all. None is written; each is counted."""
+    behind an escape, one that names another process of the run after its own pid inside an
+    object, lines that are not JSON or not UTF-8, lnp-run's own keys, a severity lnp never
+    gives, and one that is no record at all. None is written; each is counted. A record in
+    the preload's form about itself is written, with the executable the kernel names."""
     result = lan.lnp_run(["--deny", "--audit", str(audit.path)], ["python3", "-c", FORGER])
-    assert audit.path.read_text() == "", "nothing forged reaches the audit"
-    assert "lnp-run: 4 record(s) refused" in result.stderr, result.stderr
+    [line] = audit.path.read_text().splitlines()
+    record = json.loads(line)
+    assert record["exe"] == os.path.realpath(sys.executable), record
+    assert "lnp-run: 13 record(s) refused" in result.stderr, result.stderr

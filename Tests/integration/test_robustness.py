@@ -118,3 +118,13 @@ def test_at_the_descriptor_limit_routes_are_still_learned_and_records_written(la
     assert [r["reason"] for r in audit.records()] == ["on-link 10.77.0.0/24 via c0"]
 
 
+
+
+@pytest.mark.parametrize("signal", ["SYS", "SEGV", "ABRT", "TRAP"])
+def test_a_signal_the_program_sends_lnp_run_does_not_end_it(lan, signal):
+    """A signal whose default would end lnp-run (and leave the person's terminal raw), or
+    print a crash report, sent by the program: taken in and dropped. The program's own status
+    comes back."""
+    result = lan.lnp_run(["--deny"], ["sh", "-c", f"kill -{signal} $PPID; sleep 0.3; exit 3"])
+    assert result.returncode == 3, result.stderr
+    assert "crash" not in result.stderr.lower(), result.stderr
