@@ -76,8 +76,8 @@ public struct ByteWriter {
     }
 
     /// Appends `bytes` as a JSON string, quotes included, using at most `budget` bytes of
-    /// output. Control characters are escaped and invalid UTF-8 becomes U+FFFD, so the result
-    /// is always valid JSON; a string cut short by the budget ends in `...`.
+    /// output. Control characters (C0, DEL, C1) are escaped and invalid UTF-8 becomes U+FFFD,
+    /// so the result is always valid JSON, and the strict JSON lnp-run takes (`RecordLine`); a string cut short by the budget ends in `...`.
     public mutating func appendJSONString(_ bytes: UnsafeBufferPointer<UInt8>, budget: Int) {
         // `stop` is where the closing quote goes. A string that does not fit whole is cut so
         // that it can say so: every character before the cut leaves room for "...".
@@ -98,13 +98,17 @@ public struct ByteWriter {
             case 0x0a: append("\\n")
             case 0x0d: append("\\r")
             case 0x09: append("\\t")
-            case 0..<0x20:
+            case 0..<0x20, 0x7f:
                 append("\\u00")
                 appendHexDigit(bytes[index] >> 4)
                 appendHexDigit(bytes[index] & 0xf)
             case 0x20..<0x80: append(bytes[index])
             default:
-                if length == 0 {
+                if needed == 6 && length == 2 {  // a C1 control: U+0080 to U+009F
+                    append("\\u00")
+                    appendHexDigit(bytes[index + 1] >> 4)
+                    appendHexDigit(bytes[index + 1] & 0xf)
+                } else if length == 0 {
                     append("\\ufffd")
                 } else {
                     for offset in 0..<length { append(bytes[index + offset]) }
@@ -125,10 +129,13 @@ public struct ByteWriter {
         let byte = bytes[index]
         switch byte {
         case UInt8(ascii: "\""), UInt8(ascii: "\\"), 0x0a, 0x0d, 0x09: return (1, 2)
-        case 0..<0x20: return (1, 6)
+        case 0..<0x20, 0x7f: return (1, 6)
         case 0x20..<0x80: return (1, 1)
         default:
             let length = UTF8Scalar.sequenceLength(bytes, at: index)
+            // C1 controls (U+0080 to U+009F: C2 80 to C2 9F) are escaped, like C0: a terminal
+            // showing the line would act on them.
+            if length == 2 && byte == 0xc2 && bytes[index + 1] <= 0x9f { return (2, 6) }
             return (length, length == 0 ? 6 : length)
         }
     }

@@ -45,7 +45,7 @@ final class RunRecords {
             }
             about = pid
             // The executable as the kernel names it (a nested run has done so for its tree).
-            line = nested ? parsed.bytes : Asker.executable(of: pid).map { parsed.replacing("exe", with: Self.json($0)) } ?? parsed.bytes
+            line = nested ? parsed.bytes : Asker.executablePath(of: pid).map { parsed.replacing("exe", with: Self.json($0)) } ?? parsed.bytes
         }
         lost.add(Int(record.lost), .notSent)
         guard !line.isEmpty else { return }
@@ -62,15 +62,15 @@ final class RunRecords {
         }
     }
 
-    /// `text` as a JSON string.
-    static func json(_ text: String) -> [UInt8] {
-        var bytes = [UInt8](repeating: 0, count: text.utf8.count * 6 + 2)
-        let count = bytes.withUnsafeMutableBytes { raw in
+    /// `bytes` as a JSON string, escaped as the preload escapes what it writes (`ByteWriter`).
+    static func json(_ bytes: [UInt8]) -> [UInt8] {
+        var line = [UInt8](repeating: 0, count: bytes.count * 6 + 2)
+        let count = line.withUnsafeMutableBytes { raw in
             var writer = ByteWriter(raw)
-            Array(text.utf8).withUnsafeBufferPointer { writer.appendJSONString($0, budget: raw.count) }
+            bytes.withUnsafeBufferPointer { writer.appendJSONString($0, budget: raw.count) }
             return writer.count
         }
-        return Array(bytes[0..<count])
+        return Array(line[0..<count])
     }
 
     /// Datagrams on the records socket that were not records at all (`RunServer`): refused

@@ -114,7 +114,7 @@ struct RunRecordsTests {
 
     @Test func theExecutableIsReplacedWhereItLies() throws {
         let parsed = try #require(RecordLine(Array("{\"time\":\"t\",\"pid\":7,\"exe\":\"/usr/bin/curl\",\"op\":\"connect\"}".utf8)[...]))
-        let line = parsed.replacing("exe", with: RunRecords.json("/usr/bin/python3 \"x\""))
+        let line = parsed.replacing("exe", with: RunRecords.json(Array("/usr/bin/python3 \"x\"".utf8)))
         #expect(String(decoding: line, as: UTF8.self)
             == "{\"time\":\"t\",\"pid\":7,\"exe\":\"/usr/bin/python3 \\\"x\\\"\",\"op\":\"connect\"}")
     }

@@ -5,6 +5,7 @@ whatever the disk, the file size limit or a pipe's reader does."""
 import json
 import sys
 import os
+import shutil
 import subprocess
 import time
 
@@ -182,3 +183,16 @@ def test_records_a_process_makes_up_are_not_written(lan, audit):
     record = json.loads(line)
     assert record["exe"] == os.path.realpath(sys.executable), record
     assert "lnp-run: 13 record(s) refused" in result.stderr, result.stderr
+
+
+def test_a_program_whose_path_holds_control_characters_is_recorded(lan, fixtures, audit, workdir):
+    """A program named with a C1 control (U+009B, a terminal's CSI) and DEL: the preload
+    escapes them in its record, which lnp-run's strict check takes, so the program cannot
+    keep its operations out of the audit by its name."""
+    program = workdir / "probe\u009b2J\u007fx"
+    shutil.copy(fixtures.probe, program)
+    result = lan.lnp_run(["--deny", "--audit", str(audit.path)], [program, "connect", "tcp", "10.77.0.2", "8080"])
+    assert "refused" not in result.stderr, result.stderr
+    [record] = audit.records()
+    assert record["program"] == str(program) and record["decision"] == "deny"
+    assert "\\u009b" in audit.path.read_text() and "\\u007f" in audit.path.read_text()
