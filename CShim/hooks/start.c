@@ -3,11 +3,7 @@
 // another library's constructor) find lnp-run through the process's ancestors instead.
 // At exit, records that could not be sent are reported if they can be now.
 #include "lnp_core.h"
-#include "lnp_gadget.h"
 
-__attribute__((constructor)) static void lnp_start(void) {
-    lnp_gadget_map_from_environment();
-    lnp_core_start();
-}
+__attribute__((constructor)) static void lnp_start(void) { lnp_core_start(); }
 
 __attribute__((destructor)) static void lnp_finish(void) { lnp_core_finish(); }

@@ -13,16 +13,21 @@
 
 typedef long (*syscall_fn)(long, ...);
 
+/// Whether `number` is the system call of one of lnp's hooks (lnp_hooks.def).
+static int is_hooked_call(long number) {
+#define LNP_HOOK(name, system_call) if ((system_call) != 0 && number == (system_call)) return 1;
+#define LNP_ALIAS(name, target)
+#include "../sys/lnp_hooks.def"
+#undef LNP_HOOK
+#undef LNP_ALIAS
+    return 0;
+}
+
 static long pass(long number, long a, long b, long c, long d, long e, long f) {
-    // The gated calls from the gadget page in a supervised run (lnp_gadget.h); no other: a
-    // call such as clone with a stack of its own cannot return through the page.
-    if (lnp_gadget_page) {
-        switch (number) {
-        case SYS_socket: case SYS_connect: case SYS_sendto: case SYS_sendmsg:
-        case SYS_sendmmsg: case SYS_bind: case SYS_setsockopt:
-            return lnp_gadget_syscall(number, a, b, c, d, e, f);
-        }
-    }
+    // The system calls of lnp's hooks from the gadget page in a supervised run
+    // (lnp_gadget.h); no other: a call such as clone with a stack of its own cannot return
+    // through the page.
+    if (lnp_gadget_page && is_hooked_call(number)) return lnp_gadget_syscall(number, a, b, c, d, e, f);
     syscall_fn next = (syscall_fn)lnp_next(LNP_NEXT_syscall);
     return next ? next(number, a, b, c, d, e, f) : lnp_missing();
 }

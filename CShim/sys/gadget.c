@@ -10,33 +10,8 @@
 
 void *lnp_gadget_page __attribute__((visibility("hidden")));
 
-extern char **environ;
-
-/// The value of LNP_GADGET, read without the C library (a constructor may run early).
-static int gadget_address(unsigned long *address) {
-    static const char key[] = "LNP_GADGET=";
-    for (char **entry = environ; entry && *entry; entry++) {
-        const char *text = *entry;
-        unsigned i = 0;
-        while (i < sizeof key - 1 && text[i] == key[i]) i++;
-        if (i < sizeof key - 1) continue;
-        unsigned long value = 0;
-        const char *digit = text + i;
-        if (!*digit) return 0;
-        for (; *digit; digit++) {
-            int v = *digit >= '0' && *digit <= '9' ? *digit - '0' : *digit >= 'a' && *digit <= 'f' ? *digit - 'a' + 10 : -1;
-            if (v < 0 || value >> 60) return 0;
-            value = value << 4 | (unsigned long)v;
-        }
-        *address = value;
-        return value != 0 && (value & 4095) == 0;
-    }
-    return 0;
-}
-
-void lnp_gadget_map_from_environment(void) {
-    unsigned long address;
-    if (!gadget_address(&address)) return;
+void lnp_gadget_map(uint64_t address) {
+    if (address == 0 || (address & 4095) != 0) return;
     long page = lnp_syscall6(SYS_mmap, (long)address, 4096, PROT_READ | PROT_WRITE,
                              MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
     if (page != (long)address) {

@@ -75,6 +75,22 @@ public enum Bytes {
         byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
     }
 
+    /// Lower-case hexadecimal, at most 16 digits.
+    static func parseHexadecimal(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64? {
+        guard !bytes.isEmpty, bytes.count <= 16 else { return nil }
+        var value: UInt64 = 0
+        for byte in bytes {
+            let digit: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+            default: return nil
+            }
+            value = value << 4 | UInt64(digit)
+        }
+        return value
+    }
+
     static func parseDecimal(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
         guard !bytes.isEmpty, bytes.count <= 9 else { return nil }
         var value = 0

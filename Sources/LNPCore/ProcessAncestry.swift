@@ -3,6 +3,9 @@ import LNPSys
 /// A process's parent, as /proc says, read with raw system calls: how a process finds the
 /// lnp-run it descends from when its environment no longer says.
 public enum ProcessAncestry {
+    /// How far up a walk of ancestors goes: as deep as process trees go.
+    public static var depth: Int { 4096 }
+
     /// The parent of `pid` (0: of this process), or nil.
     public static func parent(of pid: Int32) -> Int32? {
         if pid == 0 { return Int32(truncatingIfNeeded: lnp_syscall6(Int(LNP_SYS_GETPPID), 0, 0, 0, 0, 0, 0)) }

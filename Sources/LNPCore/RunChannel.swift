@@ -52,7 +52,7 @@ public enum RunChannel {
     public static func isVouchedFor(_ pid: Int32) -> Bool {
         var run = pid
         var above = ProcessAncestry.parent(of: pid)
-        for _ in 0..<4096 {  // as deep as process trees go
+        for _ in 0..<ProcessAncestry.depth {
             guard let candidate = above, candidate > 1 else { return true }
             switch vouch(for: run, asking: candidate) {
             case nil: break  // no lnp-run there
@@ -177,10 +177,10 @@ public enum RecordDatagram {
         buffer[11] = 0
     }
 
-    /// The system log's severity for a record: warning when denied, notice when allowed,
-    /// info for activity off the local network.
     /// The severities a record datagram may carry (syslog's warning, notice, info).
     public static var severities: ClosedRange<UInt8> { 4...6 }
 
+    /// The system log's severity for a record: warning when denied, notice when allowed,
+    /// info for activity off the local network.
     public static func severity(of record: AuditRecord) -> UInt8 { !record.verdict.isLocal ? 6 : record.decision == .allow ? 5 : 4 }
 }

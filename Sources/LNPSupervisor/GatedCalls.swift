@@ -1,4 +1,5 @@
 import LNPSupervisorSys
+import LNPSys
 
 /// The system calls lnp's seccomp filter looks at, per architecture, and what it does with
 /// each: the one list the filter is built from (`SeccompFilter`) and notifications are read
@@ -32,27 +33,28 @@ struct GatedCall {
     var rule: CallRule
 }
 
-/// One architecture's calls. `supervised`: the supervisor decides its notified calls; when
-/// false (32-bit x86, x32, 32-bit Arm), it refuses them, saying so once.
+/// One architecture's calls. The supervisor decides the native architecture's notified
+/// calls, and refuses the others' (32-bit x86, x32, 32-bit Arm), saying so once.
 struct ArchitectureCalls {
     var arch: UInt32
     var calls: [GatedCall]
-    var supervised: Bool
 }
 
 enum GatedCalls {
-    static let packetFamily: UInt32 = 17  // AF_PACKET
-    static let terminalInput: UInt32 = 0x5412  // TIOCSTI
-    static let refusedRequest: UInt32 = 1  // EPERM, as Docker's profile refuses io_uring
+    static let refusedRequest = UInt32(LNP_EPERM)  // as Docker's profile refuses io_uring
 
-    /// setsockopt's joins (MulticastJoin), forced egress (SocketEgress) and multicast egress.
+    /// setsockopt's options the core decides — joins (`MulticastJoin.isJoin`) and forced
+    /// egress (`SocketEgress.forcesInterface`), checked against them in the unit tests — and
+    /// the multicast egress.
     static let notifiedOptions: [(level: UInt32, name: UInt32)] = [
-        (0, 35), (0, 39), (0, 42), (0, 46),  // IP_ADD_MEMBERSHIP, IP_ADD_SOURCE_MEMBERSHIP, MCAST_JOIN_GROUP, MCAST_JOIN_SOURCE_GROUP
-        (0, 50), (0, 32),  // IP_UNICAST_IF, IP_MULTICAST_IF
-        (41, 20), (41, 42), (41, 46),  // IPV6_JOIN_GROUP, MCAST_JOIN_GROUP, MCAST_JOIN_SOURCE_GROUP
-        (41, 76), (41, 17),  // IPV6_UNICAST_IF, IPV6_MULTICAST_IF
-        (1, 25), (1, 62),  // SO_BINDTODEVICE, SO_BINDTOIFINDEX
-    ]
+        (ip, LNP_IP_ADD_MEMBERSHIP), (ip, LNP_IP_ADD_SOURCE_MEMBERSHIP), (ip, LNP_MCAST_JOIN_GROUP),
+        (ip, LNP_MCAST_JOIN_SOURCE_GROUP), (ip, LNP_IP_UNICAST_IF), (ip, LNP_IP_MULTICAST_IF),
+        (ipv6, LNP_IPV6_JOIN_GROUP), (ipv6, LNP_MCAST_JOIN_GROUP), (ipv6, LNP_MCAST_JOIN_SOURCE_GROUP),
+        (ipv6, LNP_IPV6_UNICAST_IF), (ipv6, LNP_IPV6_MULTICAST_IF),
+        (socket, LNP_SO_BINDTODEVICE), (socket, LNP_SO_BINDTOIFINDEX),
+    ].map { ($0.0, UInt32($0.1)) }
+
+    private static let ip = UInt32(LNP_IPPROTO_IP), ipv6 = UInt32(LNP_IPPROTO_IPV6), socket = UInt32(LNP_SOL_SOCKET)
 
     /// The rules, by call, whatever the numbers.
     static func rule(for call: SupervisedCall) -> CallRule {
@@ -60,7 +62,7 @@ enum GatedCalls {
         case .socket: return .notifyPacketSocket
         case .sendto: return .notifyWithAddress(argument: 4)
         case .setsockopt: return .notifyOptions(notifiedOptions)
-        case .ioctl: return .refuseWhen(argument: 1, value: terminalInput, errno: refusedRequest)
+        case .ioctl: return .refuseWhen(argument: 1, value: UInt32(LNP_TIOCSTI), errno: refusedRequest)
         case .ioUringSetup: return .refuse(errno: refusedRequest)
         case .connect, .sendmsg, .sendmmsg, .bind, .socketcall: return .notify
         }
@@ -79,8 +81,7 @@ enum GatedCalls {
             (UInt32(LNP_NR_SOCKET), .socket), (UInt32(LNP_NR_BIND), .bind),
             (UInt32(LNP_NR_SETSOCKOPT), .setsockopt), (UInt32(LNP_NR_IOCTL), .ioctl),
             (UInt32(LNP_NR_IO_URING_SETUP), .ioUringSetup),
-        ]),
-        supervised: true)
+        ]))
 
     #if arch(x86_64)
     static let nativeArch = LNP_ARCH_X86_64
@@ -90,16 +91,14 @@ enum GatedCalls {
         calls: table([
             (41, .socket), (42, .connect), (44, .sendto), (49, .bind), (425, .ioUringSetup), (514, .ioctl),
             (518, .sendmsg), (538, .sendmmsg), (541, .setsockopt),
-        ]).map { GatedCall(number: $0.number | LNP_X32_SYSCALL_BIT, call: $0.call, rule: $0.rule) },
-        supervised: false)
+        ]).map { GatedCall(number: $0.number | LNP_X32_SYSCALL_BIT, call: $0.call, rule: $0.rule) })
     /// 32-bit x86 programs, with socketcall and the direct calls.
     static let compat = ArchitectureCalls(
         arch: LNP_ARCH_I386,
         calls: table([
             (102, .socketcall), (359, .socket), (361, .bind), (362, .connect), (366, .setsockopt), (369, .sendto),
             (370, .sendmsg), (345, .sendmmsg), (54, .ioctl), (425, .ioUringSetup),
-        ]),
-        supervised: false)
+        ]))
     #elseif arch(arm64)
     static let nativeArch = LNP_ARCH_AARCH64
     static let x32: ArchitectureCalls? = nil
@@ -109,7 +108,6 @@ enum GatedCalls {
         calls: table([
             (281, .socket), (282, .bind), (283, .connect), (290, .sendto), (296, .sendmsg), (374, .sendmmsg),
             (294, .setsockopt), (54, .ioctl), (425, .ioUringSetup),
-        ]),
-        supervised: false)
+        ]))
     #endif
 }

@@ -1,4 +1,5 @@
 import LNPSupervisorSys
+import LNPSys
 
 /// The seccomp filter of a supervised run, built from `GatedCalls`. Its shape:
 ///
@@ -35,7 +36,7 @@ public enum SeccompFilter {
         section(GatedCalls.compat, gadget: nil, into: &a, prefix: "c")
         // No other architecture runs here; were one to, nothing of it passes unseen.
         a.label("unknown")
-        a.ret(LNP_RET_ERRNO | 38)  // ENOSYS
+        a.ret(LNP_RET_ERRNO | UInt32(LNP_ENOSYS))
         return a.assemble()
     }
 
@@ -81,11 +82,11 @@ public enum SeccompFilter {
             a.jumpIf(equal: 0, then: allow, else: passes)
         case .notifyPacketSocket:
             a.load(argumentLow(0))
-            a.jumpIf(equal: GatedCalls.packetFamily, then: passes, else: nil)
-            a.jumpIf(equal: 2, then: nil, else: allow)  // AF_INET with SOCK_PACKET is a packet socket too
+            a.jumpIf(equal: UInt32(LNP_AF_PACKET), then: passes, else: nil)
+            a.jumpIf(equal: UInt32(LNP_AF_INET), then: nil, else: allow)  // AF_INET with SOCK_PACKET is one too
             a.load(argumentLow(1))
-            a.and(0xf)
-            a.jumpIf(equal: 10, then: passes, else: allow)
+            a.and(UInt32(LNP_SOCK_TYPE_MASK))
+            a.jumpIf(equal: UInt32(LNP_SOCK_PACKET), then: passes, else: allow)
         case .notifyOptions(let options):
             let levels = Dictionary(grouping: options, by: \.level)
             a.load(argumentLow(1))

@@ -7,10 +7,6 @@ import Glibc
 /// The lnp-runs a process may run under, found from the kernel's process tree rather than
 /// from its environment (which a program may have emptied or forged).
 public enum RunAncestors {
-    /// How many ancestors are looked at: deeper than any real process tree, so that a program
-    /// cannot hide its lnp-run by starting itself through many processes.
-    public static let depth = 4096
-
     /// The processes to try, nearest first: the one `hint` (LNP_RUN) names, then each ancestor.
     public static func candidates(hint: String?) -> [pid_t] {
         var candidates: [pid_t] = []
@@ -23,7 +19,9 @@ public enum RunAncestors {
     public static func ancestors() -> [pid_t] {
         var ancestors: [pid_t] = []
         var pid = getppid()
-        for _ in 0..<depth where pid > 1 {
+        // Deeper than any real process tree: a program cannot hide its lnp-run by starting
+        // itself through many processes.
+        for _ in 0..<ProcessAncestry.depth where pid > 1 {
             ancestors.append(pid)
             guard let parent = ProcessAncestry.parent(of: pid) else { break }
             pid = parent

@@ -28,7 +28,7 @@ final class ProcessTree {
         guard let started = Self.startTime(of: pid) else { return known[pid] != nil }  // ended: known while it lived
         if known[pid] == started { return true }
         var current = pid
-        for _ in 0..<RunAncestors.depth {
+        for _ in 0..<ProcessAncestry.depth {
             if current != pid, isNested(current) { return false }
             guard let parent = Self.parent(of: current), parent > 0 else { return false }
             if parent == root {
@@ -59,7 +59,7 @@ final class ProcessTree {
     /// Whether `pid` descends from lnp-run at all.
     static func isDescendant(_ pid: pid_t, of root: pid_t = getpid()) -> Bool {
         var current = pid
-        for _ in 0..<RunAncestors.depth {
+        for _ in 0..<ProcessAncestry.depth {
             guard current > 1, let parent = parent(of: current) else { return false }
             if parent == root { return true }
             current = parent

@@ -87,10 +87,10 @@ struct AnswerReader {
             switch byte {
             case 0x03: return .interrupt  // Ctrl-C, typed on a terminal in raw mode
             case UInt8(ascii: "\n"), UInt8(ascii: "\r"):
-                let typed = String(decoding: line, as: UTF8.self).trimmingCharacters(in: " \t")
+                let typed = line.filter { $0 != UInt8(ascii: " ") }
                 line = []
                 if typed.isEmpty { continue }
-                return typed == code ? .allow : .unclear
+                return typed.elementsEqual(code.utf8) ? .allow : .unclear
             case 0x7f, 0x08:
                 if !line.isEmpty {
                     line.removeLast()
@@ -105,16 +105,6 @@ struct AnswerReader {
             }
         }
         return .pending
-    }
-}
-
-private extension String {
-    func trimmingCharacters(in set: String) -> String {
-        let drop = Set(set.unicodeScalars)
-        var scalars = Substring(self).unicodeScalars
-        while let first = scalars.first, drop.contains(first) { scalars.removeFirst() }
-        while let last = scalars.last, drop.contains(last) { scalars.removeLast() }
-        return String(scalars)
     }
 }
 

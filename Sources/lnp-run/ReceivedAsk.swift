@@ -116,7 +116,12 @@ struct ReceivedAsk: Equatable {
     }
 }
 
-extension LNPCoreHost.Operation {
+/// The audit's words for an enumeration of the core (`op`, `transport`), read back.
+protocol AuditWord: RawRepresentable where RawValue == UInt8 {
+    var word: StaticString { get }
+}
+
+extension AuditWord {
     init?(word: String) {
         var raw: UInt8 = 0
         while let candidate = Self(rawValue: raw) {
@@ -132,18 +137,5 @@ extension LNPCoreHost.Operation {
     var wordText: String { word.description }
 }
 
-extension Transport {
-    init?(word: String) {
-        var raw: UInt8 = 0
-        while let candidate = Self(rawValue: raw) {
-            if candidate.wordText == word {
-                self = candidate
-                return
-            }
-            raw += 1
-        }
-        return nil
-    }
-
-    var wordText: String { word.description }
-}
+extension LNPCoreHost.Operation: AuditWord {}
+extension Transport: AuditWord {}

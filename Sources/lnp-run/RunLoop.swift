@@ -34,7 +34,8 @@ final class RunLoop {
     private let relay: TerminalRelay?
     private var state = AskingState()
     private var terminal: Terminal?
-    private var reader = AnswerReader(code: PromptText.drawCode())
+    /// Reads the answer to the question up (a new one, with its code, for each question).
+    private var reader = AnswerReader(code: "")
     /// The question on the terminal, while it is up.
     private var question: PromptText?
     private var deadline: Double = 0

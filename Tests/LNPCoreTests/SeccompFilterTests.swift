@@ -1,4 +1,5 @@
 import LNPSupervisorSys
+@testable import LNPCoreHost
 import Testing
 @testable import LNPSupervisor
 
@@ -94,6 +95,18 @@ struct SeccompFilterTests {
         }
         for (level, name): (UInt64, UInt64) in [(1, 2), (1, 20), (6, 1), (0, 1), (41, 26)] {
             #expect(Self.run(supervised, Call(number: number(.setsockopt), arguments: [3, level, name, 0, 0, 0])) == LNP_RET_ALLOW)
+        }
+    }
+
+    /// Every option the core decides is one the filter notifies (the core's switches are
+    /// the rules; the filter's list must not fall behind them).
+    @Test func everyOptionTheCoreDecidesIsNotified() {
+        let notified = Set(GatedCalls.notifiedOptions.map { "\($0.level)/\($0.name)" })
+        for level: Int32 in [0, 1, 41] {
+            for name: Int32 in 0..<256
+            where MulticastJoin.isJoin(level: level, name: name) || SocketEgress.forcesInterface(level: level, name: name) {
+                #expect(notified.contains("\(level)/\(name)"), "level \(level) option \(name)")
+            }
         }
     }
 

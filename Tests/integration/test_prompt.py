@@ -396,6 +396,38 @@ def test_the_question_starts_on_a_terminal_put_back_in_order(lan, state, workdir
     assert terminal.finish() == 0
 
 
+FLOOD_OF_ASKS = r"""
+import json, os, select, socket, time
+held = []
+for _ in range(300):
+    channel = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    channel.connect(b"\0lnp-run/" + os.environ["LNP_RUN"].encode())
+    channel.send(b"hold\nresolve - - - - printer.local\n")
+    held.append(channel)
+    time.sleep(0.005)  # each read before the next: lnp-run also limits connections not yet read
+time.sleep(1)
+answered = [c for c in held if select.select([c], [], [], 0)[0]]
+print(json.dumps({"at_once": [c.recv(16).decode() for c in answered]}), flush=True)
+later = [c.recv(16).decode() for c in held if c not in answered and select.select([c], [], [], 30)[0]]
+print(json.dumps({"later": sorted(set(later)), "count": len(later)}), flush=True)
+"""
+
+
+def test_a_flood_of_asks_cannot_use_up_lnp_runs_descriptors(lan, state, workdir):
+    """A program holds 300 asks open at once: lnp-run holds 256 for the person's answer and
+    denies the rest at once, as while asking, instead of taking a descriptor for each."""
+    terminal, out, err = on_terminal(lan, [], ["python3", "-c", FLOOD_OF_ASKS], state, redirect=workdir / "flood")
+    terminal.wait_for("Don't Allow")
+    deadline = time.monotonic() + 10
+    while not out.exists() or "at_once" not in out.read_text():
+        assert time.monotonic() < deadline, f"no replies; the terminal shows:\n{terminal.text}"
+        time.sleep(0.05)
+    assert json_lines(out.read_text())[0] == {"at_once": ["dE0"] * 44}, "the 44 past 256, denied while asking"
+    terminal.type("d")
+    assert terminal.finish() == 0
+    assert json_lines(out.read_text())[1] == {"later": ["dD1"], "count": 256}
+
+
 def test_the_program_keeps_a_working_terminal_while_it_may_be_asked(lan, state, workdir):
     """When a run may ask, the program runs on a terminal of lnp-run's making: its output
     shows, what the person types reaches it, and it is its controlling terminal."""

@@ -128,3 +128,23 @@ def test_a_signal_the_program_sends_lnp_run_does_not_end_it(lan, signal):
     result = lan.lnp_run(["--deny"], ["sh", "-c", f"kill -{signal} $PPID; sleep 0.3; exit 3"])
     assert result.returncode == 3, result.stderr
     assert "crash" not in result.stderr.lower(), result.stderr
+
+
+GADGET_PROBE = """
+import socket
+page = [line for line in open("/proc/self/maps") if line.startswith("%s-")]
+print(page[0].split()[1] if page else "none")
+with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+    s.bind(("127.0.0.1", 0))
+    s.sendto(b"x", s.getsockname())
+    print(s.recv(1).decode())
+"""
+
+
+@pytest.mark.parametrize("given, mapped", [("100000000000", "r-xp"), ("100000000001", "none"), ("10000000000g", "none")])
+def test_the_gadget_page_is_mapped_where_lnp_run_says_and_calls_go_through_it(lan, given, mapped):
+    """`LNP_GADGET` names the page the preload makes its socket calls from (lnp_gadget.h): it
+    is mapped there, read and execute only, and the calls made from it work; an address that
+    is not a page's, or not hexadecimal, maps nothing and the calls go to the C library."""
+    result = lan.lnp_run(["--allow"], ["env", f"LNP_GADGET={given}", "python3", "-c", GADGET_PROBE % given.lstrip("0")])
+    assert result.stdout.split() == [mapped, "x"], result.stderr

@@ -1,6 +1,5 @@
-// The seccomp pieces the supervisor (Sources/LNPSupervisor) builds its filter from and answers
-// notifications with: constants as the kernel defines them (some newer than this system's
-// headers), and the calls Swift cannot make itself (ioctl and syscall are variadic).
+// The seccomp pieces the supervisor (Sources/LNPSupervisor) builds its filter from: constants
+// as the kernel defines them.
 #ifndef LNP_SECCOMP_H
 #define LNP_SECCOMP_H
 
@@ -9,6 +8,9 @@
 #include <linux/seccomp.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <asm/ioctls.h>
+#include <errno.h>
+#include <netinet/in.h>
 #include <sys/syscall.h>
 
 enum {
@@ -38,6 +40,14 @@ static const uint32_t LNP_ARCH_ARM = AUDIT_ARCH_ARM;
 /// x32 system calls are x86_64's with this bit set.
 static const uint32_t LNP_X32_SYSCALL_BIT = 0x40000000;
 
+/// What the filter compares arguments with, and answers, besides what LNPSys names.
+enum {
+    LNP_IP_MULTICAST_IF = IP_MULTICAST_IF,
+    LNP_IPV6_MULTICAST_IF = IPV6_MULTICAST_IF,
+    LNP_TIOCSTI = TIOCSTI,
+    LNP_ENOSYS = ENOSYS,
+};
+
 /// The native system calls the filter looks at.
 enum {
     LNP_NR_SOCKET = __NR_socket,
@@ -50,25 +60,5 @@ enum {
     LNP_NR_IOCTL = __NR_ioctl,
     LNP_NR_IO_URING_SETUP = 425,
 };
-
-/// Waits for the next notification; 0, or -1 with errno (ENOENT: its caller went away).
-int lnp_notification_receive(int listener, struct seccomp_notif *notification);
-/// Answers one: the call returns `value`, or fails with `error` (a positive errno).
-int lnp_notification_reply(int listener, uint64_t id, int64_t value, int error);
-/// Lets the call go on in the kernel, as the program made it.
-int lnp_notification_continue(int listener, uint64_t id);
-/// Whether the notification's caller is still waiting (its pid not reused meanwhile).
-int lnp_notification_is_valid(int listener, uint64_t id);
-/// Asks the kernel to wake the caller on the supervisor's CPU when answered (6.6+); 0 or -1.
-int lnp_notification_sync_wake_up(int listener);
-
-/// A pidfd for `pid`, which may name a thread (PIDFD_THREAD, 6.9+, when `thread` is set).
-int lnp_pidfd_open(int pid, int thread);
-/// This process's copy of descriptor `number` of the process behind `pidfd`.
-int lnp_pidfd_getfd(int pidfd, int number);
-/// Reads `length` bytes at `address` in process `pid`; the count read, or -1 with errno.
-long lnp_read_process_memory(int pid, uint64_t address, void *into, size_t length);
-/// The inode of the network namespace `socket` belongs to (SIOCGSKNS), or 0.
-uint64_t lnp_socket_namespace(int socket);
 
 #endif

@@ -6,12 +6,14 @@
 // page can call it too: it protects programs unaware of lnp, not hostile ones (README).
 #pragma once
 #include <errno.h>
+#include <stdint.h>
 
 /// The page, once mapped; NULL when there is none (no supervisor, or the address was taken).
 extern void *lnp_gadget_page __attribute__((visibility("hidden")));
 
-/// Maps the page at the address in `LNP_GADGET` (hexadecimal), if set and free.
-void lnp_gadget_map_from_environment(void);
+/// Maps the page at `address` (LNP_GADGET, read with the rest of the environment at start),
+/// if it is a page's address and free.
+void lnp_gadget_map(uint64_t address);
 
 /// System call `number` made from the page: the kernel's raw result (-errno on failure).
 static inline long lnp_gadget_call(long number, long a, long b, long c, long d, long e, long f) {
