@@ -92,6 +92,11 @@ public struct ByteWriter {
                 append("...")
                 break
             }
+            if needed == 1 {  // printable ASCII: most of every path and name
+                append(bytes[index])
+                index += 1
+                continue
+            }
             switch bytes[index] {
             case UInt8(ascii: "\""): append("\\\"")
             case UInt8(ascii: "\\"): append("\\\\")
@@ -127,6 +132,7 @@ public struct ByteWriter {
     /// The UTF-8 sequence length at `index` (0 if ill-formed) and the bytes its escape takes.
     static func escape(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int) -> (length: Int, needed: Int) {
         let byte = bytes[index]
+        if byte >= 0x20 && byte < 0x7f && byte != UInt8(ascii: "\"") && byte != UInt8(ascii: "\\") { return (1, 1) }
         switch byte {
         case UInt8(ascii: "\""), UInt8(ascii: "\\"), 0x0a, 0x0d, 0x09: return (1, 2)
         case 0..<0x20, 0x7f: return (1, 6)
