@@ -8,7 +8,7 @@ import LNPSys
 /// stamp is kept in a shared word with the CPU cycle counter's tick (CShim/sys) it was read
 /// at, and read again only when the tick has moved: most calls read no clock at all. Word:
 /// bit 63 "the tick may be read", bits 32–62 the tick, bits 0–31 the stamp.
-enum Clock {
+public enum Clock {
     static let tickUsable: UInt64 = 1 << 63
 
     /// The current stamp if the shared word still holds it; nil when the clock must be read.
@@ -37,7 +37,7 @@ enum Clock {
     }
 
     /// Wall-clock time now, for a record.
-    static func now() -> Timestamp {
+    public static func now() -> Timestamp {
         var seconds: Int64 = 0
         var microseconds: Int32 = 0
         lnp_sys_realtime(&seconds, &microseconds)

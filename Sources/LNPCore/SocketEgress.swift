@@ -3,7 +3,7 @@ import LNPSys
 /// How a socket's packets leave, where the socket chose it rather than its destination: an
 /// output interface it forces, and, for a raw socket, an IP header of its own. Asked of the
 /// kernel each time, and only in a process that has done either (`SocketFlags`).
-enum SocketEgress {
+public enum SocketEgress {
     /// The options that force a socket's output interface: opening one is noted.
     static func forcesInterface(level: Int32, name: Int32) -> Bool {
         switch (level, name) {
@@ -52,7 +52,7 @@ enum SocketEgress {
 
     /// Whether a raw socket writes its own IP header: IPPROTO_RAW sockets always do, others
     /// once IP_HDRINCL (or IPV6_HDRINCL) is set.
-    static func writesHeader(_ fd: Int32, _ socket: SocketKind) -> Bool {
+    public static func writesHeader(_ fd: Int32, _ socket: SocketKind) -> Bool {
         guard socket.transport == .raw else { return false }
         if socket.protocolNumber == Int32(LNP_IPPROTO_RAW) { return true }
         let (level, name) = socket.domain == Int32(LNP_AF_INET6)

@@ -111,3 +111,23 @@ enum GatedCalls {
         ]))
     #endif
 }
+
+extension GatedCalls {
+    /// The call a notification names, and whether it is the native architecture's (the
+    /// supervisor decides those, and refuses the others').
+    static func call(arch: UInt32, number: UInt32) -> (call: SupervisedCall, isNative: Bool)? {
+        if arch == native.arch, let found = native.calls.first(where: { $0.number == number }) { return (found.call, true) }
+        for other in [x32, compat].compactMap({ $0 }) where other.arch == arch {
+            if let found = other.calls.first(where: { $0.number == number }) { return (found.call, false) }
+        }
+        return nil
+    }
+}
+
+extension GatedCalls {
+    #if arch(x86_64)
+    static let nativeName = "x86_64"
+    #elseif arch(arm64)
+    static let nativeName = "aarch64"
+    #endif
+}

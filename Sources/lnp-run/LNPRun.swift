@@ -2,6 +2,7 @@ import ArgumentParser
 import CGNUExtensions
 import LNPCoreHost
 import LNPStore
+import LNPSupervisor
 import LNPTools
 
 #if canImport(Glibc)
@@ -73,6 +74,10 @@ struct LNPRun: ParsableCommand {
     @Option(help: ArgumentHelp("How long the prompt waits for an answer before denying.", valueName: "SECONDS"))
     var promptTimeout: Int = 30
 
+    @Flag(help: ArgumentHelp(
+        "Leave system calls unsupervised: only the preload decides, and static programs, raw system calls and children without the preload go unseen."))
+    var preloadOnly = false
+
     @Option(help: ArgumentHelp(
         "Why the program uses the local network, shown in the prompt (default: $LNP_USAGE_DESCRIPTION).", valueName: "TEXT"))
     var usageDescription: String?
@@ -141,10 +146,10 @@ struct LNPRun: ParsableCommand {
         let destination = try audit.map { path throws(Failure) in try AuditDestination.open(path) }
         let server = try RunServer.start()
 
+        let features = try Supervision.features(asKernel: ProgramLocator.environmentValue("LNP_SUPERVISOR_AS_KERNEL")).get()
+        var supervision = Supervision(mode: preloadOnly ? .preloadOnly : .withPreload, features: features)
         let observability = Observability.examine(program, preload: try? ELFFile.read(path: preload))
-        if !observability.isObservable {
-            Diagnostics.warning("cannot observe \(program): \(observability.summary); running it unobserved")
-        }
+        SupervisedProgram.warnings(observability, program: program, supervision: supervision).forEach(Diagnostics.warning)
 
         let identity = ProgramIdentity.of(executable: program, arguments: Array(arguments.dropFirst()))
         let launch = LaunchDecision.make(
@@ -184,9 +189,21 @@ struct LNPRun: ParsableCommand {
         let environment = settings.environment(from: ProcessEnvironment.current(), runPID: getpid())
         // A run that may ask gives the program a terminal of its own (TerminalRelay).
         let relay = asking != nil ? TerminalRelay.start() : nil
+        var started = Spawn.start(path: program, arguments: arguments, environment: environment + supervision.environment,
+                                  signals: signals, relay: relay, supervision: supervision)
+        if case .failure(let refused) = started, refused.isFilter {
+            // Below another supervisor (EBUSY): a nested lnp-run, whose calls the outer one
+            // decides and whose page the preload keeps using; or no seccomp at all.
+            let nested = refused.errno == EBUSY && enclosing != nil
+            if !nested { Diagnostics.warning(SupervisedProgram.refusedFilter(refused.errno)) }
+            let inherited = nested ? Supervision.inheritedGadget(ProgramLocator.environmentValue("LNP_GADGET")) : nil
+            supervision = supervision.withoutFilter(inheritedGadget: inherited)
+            started = Spawn.start(path: program, arguments: arguments, environment: environment + supervision.environment,
+                                  signals: signals, relay: relay, supervision: supervision)
+        }
         let child: pid_t
-        switch Spawn.start(path: program, arguments: arguments, environment: environment, signals: signals, relay: relay) {
-        case .success(let pid): child = pid
+        switch started {
+        case .success(let spawned): child = spawned.pid
         case .failure(let spawnFailure):
             let failure = spawnFailure.errno
             relay?.finish()
@@ -196,10 +213,13 @@ struct LNPRun: ParsableCommand {
         }
         Spawn.raiseDescriptorLimit()
         if launch.needsMarkingUsed { LaunchDecision.markUsed(identity) }
-        let status = RunLoop(
+        let loop = RunLoop(
             child: child, signals: signals, server: server, tree: ProcessTree(), records: records, settings: settings,
-            asking: asking, upstream: asksUp ? enclosing?.pid : nil, relay: relay
-        ).run()
+            asking: asking, upstream: asksUp ? enclosing?.pid : nil, relay: relay)
+        if case .success(let spawned) = started, let listener = spawned.listener {
+            loop.supervise(NotificationListener(fd: listener), features: supervision.features)
+        }
+        let status = loop.run()
         records.finish()
         server.stop()
         RunReport(records: records, program: program, observability: observability, summary: summary).lines.forEach(Diagnostics.summary)

@@ -68,9 +68,19 @@ enum SignalOrigin {
     }
 }
 
-/// A failed exec, with its errno.
+/// A failed start: which step (`lnp_spawn_step`), with its errno.
 struct SpawnFailure: Error {
+    var step: Int32
     var errno: Int32
+
+    /// The seccomp filter could not be installed (the program never ran).
+    var isFilter: Bool { step == Int32(LNP_SPAWN_FILTER.rawValue) || step == Int32(LNP_SPAWN_NO_NEW_PRIVS.rawValue) }
+}
+
+/// The program as started: its pid, and the filter's listener if it runs under one.
+struct Spawned {
+    var pid: pid_t
+    var listener: Int32?
 }
 
 enum Spawn {
@@ -79,8 +89,9 @@ enum Spawn {
     /// whose controlling terminal it is, in place of the standard streams that were the
     /// person's terminal. Returns the child, or the errno of a failed exec.
     static func start(path: String, arguments: [String], environment: [String], signals: SignalIntake,
-                      relay: TerminalRelay?) -> Result<pid_t, SpawnFailure> {
+                      relay: TerminalRelay?, supervision: Supervision) -> Result<Spawned, SpawnFailure> {
         var request = lnp_spawn_request()
+        request.no_new_privs = supervision.noNewPrivs ? 1 : 0
         request.mask = signals.originalMask
         sigemptyset(&request.defaults)
         if !signals.pipeWasIgnored { sigaddset(&request.defaults, SIGPIPE) }
@@ -102,12 +113,17 @@ enum Spawn {
                     envp.withUnsafeBufferPointer { envp in
                         request.argv = argv.baseAddress
                         request.envp = envp.baseAddress
-                        return lnp_spawn(&request, &spawned)
+                        return (supervision.filter ?? []).withUnsafeBufferPointer { filter in
+                            request.filter = supervision.filter == nil ? nil : filter.baseAddress
+                            request.filter_length = UInt16(filter.count)
+                            return lnp_spawn(&request, &spawned)
+                        }
                     }
                 }
             }
         }
-        return started == 0 ? .success(spawned.pid) : .failure(SpawnFailure(errno: spawned.error))
+        guard started == 0 else { return .failure(SpawnFailure(step: spawned.failed_step, errno: spawned.error)) }
+        return .success(Spawned(pid: spawned.pid, listener: spawned.listener >= 0 ? spawned.listener : nil))
     }
 
     /// Lowers lnp-run's soft descriptor limit, which the program inherits, one below the hard

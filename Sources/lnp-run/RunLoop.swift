@@ -1,5 +1,6 @@
 import CGNUExtensions
 import LNPCoreHost
+import LNPSupervisor
 
 #if canImport(Glibc)
 import Glibc
@@ -25,14 +26,14 @@ final class RunLoop {
     private let signals: SignalIntake
     private let server: RunServer
     private let tree: ProcessTree
-    private let records: RunRecords
-    private let settings: LaunchSettings
+    let records: RunRecords
+    let settings: LaunchSettings
     private let asking: Asking?
     /// The enclosing lnp-run, when what this run would allow is asked there too.
-    private let upstream: pid_t?
+    let upstream: pid_t?
     /// The program's own terminal, when this run may ask (`TerminalRelay`).
     private let relay: TerminalRelay?
-    private var state = AskingState()
+    private(set) var state = AskingState()
     private var terminal: Terminal?
     /// Reads the answer to the question up (a new one, with its code, for each question).
     private var reader = AnswerReader(code: "")
@@ -48,10 +49,21 @@ final class RunLoop {
     /// Asks held for the person's answer at most: past it, denied as while asking, so that a
     /// flood of asks cannot use up lnp-run's descriptors.
     private static let holdingAtMost = 256
+    /// Who waits for an answer: a process's connection (the preload asks), or a call the
+    /// kernel holds for the supervisor.
+    enum Waiter {
+        case connection(Int32)
+        case call(CallSupervisor.HeldCall)
+    }
+
+    /// The supervisor of the tree's system calls, if this run has one (`SupervisedCalls`).
+    var supervisor: CallSupervisor?
+    /// No process is left under the filter (its listener hangs up).
+    var treeGone = false
     /// Asks waiting for the person's answer, with what they ask and who asks.
-    private var holders: [(client: Int32, ask: ReceivedAsk, asker: Asker)] = []
+    private var holders: [(client: Waiter, ask: ReceivedAsk, asker: Asker)] = []
     /// Asks passed up to the enclosing lnp-run: the connection there, and who waits here.
-    private var passedUp: [(upward: Int32, client: Int32)] = []
+    private var passedUp: [(upward: Int32, client: Waiter)] = []
     /// The enclosing lnp-run's final answer, once its person has given it.
     private var upstreamAnswer: Answer? = nil
 
@@ -79,12 +91,15 @@ final class RunLoop {
             }
             for pending in arriving { fds.append(pollfd(fd: pending.client, events: Int16(POLLIN), revents: 0)) }
             for pending in passedUp { fds.append(pollfd(fd: pending.upward, events: Int16(POLLIN), revents: 0)) }
+            if let supervisor, !treeGone { fds.append(pollfd(fd: supervisor.listener.fd, events: Int16(POLLIN), revents: 0)) }
+            let supervisorIndex = fds.count - 1
             fds += relay?.pollFDs ?? []
             if let terminal { fds.append(pollfd(fd: terminal.fd, events: Int16(POLLIN), revents: 0)) }
             let ready = poll(&fds, nfds_t(fds.count), timeoutMilliseconds())
             if ready < 0 && errno != EINTR { break }
             let terminalEvents = terminal != nil ? fds[fds.count - 1].revents : 0
 
+            if supervisor != nil && !treeGone { supervisorEvents(fds[supervisorIndex].revents) }
             takeRecords()
             if records.destination?.waitsToWrite == true { records.flush() }
             relay?.pump()
@@ -182,7 +197,7 @@ final class RunLoop {
         case .ask(let ask):
             guard let asker = asker(of: ask, sender: sender) else { return RunServer.reply(client, Answer.unreachable) }
             switch AskCheck.check(ask) {
-            case .local(let reason): handle(ask, by: asker, reason: reason, from: client)
+            case .local(let reason): handle(ask, by: asker, reason: reason, from: .connection(client))
             case .refused(let because):
                 Diagnostics.note("denied without asking: process \(asker.pid) (\(TerminalText.shown(asker.executable))) "
                     + "reports \(TerminalText.shown(ask.report)): \(because)")
@@ -203,7 +218,7 @@ final class RunLoop {
 
     /// The settings as they stand now: once the person has answered (here, or in the
     /// enclosing run), a process that starts later need not ask.
-    private var currentSettings: LaunchSettings {
+    var currentSettings: LaunchSettings {
         var current = settings
         switch state.phase {
         case .decided(allow: false): current.decide(.deny, .answered)
@@ -216,11 +231,11 @@ final class RunLoop {
         return current
     }
 
-    private func handle(_ ask: ReceivedAsk, by asker: Asker, reason: String, from client: Int32) {
+    func handle(_ ask: ReceivedAsk, by asker: Asker, reason: String, from client: Waiter) {
         guard let asking else {
             // Decided here: a denial stands; what this run allows, the enclosing run may not.
-            if settings.decision == .deny { return RunServer.reply(client, Answer(decision: .deny, basis: settings.basis, isFinal: true)) }
-            if upstream == nil { return RunServer.reply(client, Answer(decision: .allow, basis: settings.basis, isFinal: true)) }
+            if settings.decision == .deny { return reply(client, Answer(decision: .deny, basis: settings.basis, isFinal: true)) }
+            if upstream == nil { return reply(client, Answer(decision: .allow, basis: settings.basis, isFinal: true)) }
             return passUp(ask, by: asker, from: client)
         }
         if state.action(forAskHolding: ask.holding) == .startPrompt {
@@ -241,47 +256,47 @@ final class RunLoop {
             }
         }
         switch state.action(forAskHolding: ask.holding) {
-        case .hold where holders.count >= Self.holdingAtMost: RunServer.reply(client, AskingState.denied(.asking))
+        case .hold where holders.count >= Self.holdingAtMost: reply(client, AskingState.denied(.asking))
         case .hold: holders.append((client, ask, asker))
         case .reply(let reply): answer(client, ask, by: asker, reply)
-        case .startPrompt: RunServer.reply(client, AskingState.denied(.noTerminal))
+        case .startPrompt: reply(client, AskingState.denied(.noTerminal))
         }
     }
 
     /// This run's answer to one ask: an allowance goes up to the enclosing run, if any.
-    private func answer(_ client: Int32, _ ask: ReceivedAsk, by asker: Asker, _ reply: Answer) {
-        if reply.decision == .allow && upstream != nil { return passUp(ask, by: asker, from: client) }
-        RunServer.reply(client, reply)
+    private func answer(_ client: Waiter, _ ask: ReceivedAsk, by asker: Asker, _ given: Answer) {
+        if given.decision == .allow && upstream != nil { return passUp(ask, by: asker, from: client) }
+        reply(client, given)
     }
 
     // MARK: The enclosing run
 
-    private func passUp(_ ask: ReceivedAsk, by asker: Asker, from client: Int32) {
-        if let upstreamAnswer { return RunServer.reply(client, upstreamAnswer) }
+    private func passUp(_ ask: ReceivedAsk, by asker: Asker, from client: Waiter) {
+        if let upstreamAnswer { return reply(client, upstreamAnswer) }
         guard let upstream, let upward = Self.connect(to: upstream) else {
-            return RunServer.reply(client, Answer.unreachable)
+            return reply(client, Answer.unreachable)
         }
         let text = ask.wire(onBehalfOf: asker.pid)
         guard text.withUnsafeBytes({ send(upward, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) == text.count else {
             close(upward)
-            return RunServer.reply(client, Answer.unreachable)
+            return reply(client, Answer.unreachable)
         }
         passedUp.append((upward, client))
     }
 
     private func readUpstreamAnswers() {
-        var waiting: [(upward: Int32, client: Int32)] = []
+        var waiting: [(upward: Int32, client: Waiter)] = []
         for pending in passedUp {
-            var reply = [UInt8](repeating: 0, count: 4)
-            let count = reply.withUnsafeMutableBytes { recv(pending.upward, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+            var bytes = [UInt8](repeating: 0, count: 4)
+            let count = bytes.withUnsafeMutableBytes { recv(pending.upward, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
             if count < 0 && (errno == EAGAIN || errno == EINTR) {
                 waiting.append(pending)
                 continue
             }
             close(pending.upward)
-            let answer = count > 0 ? reply[0..<count].withUnsafeBytes { Answer.parse($0) } ?? .unreachable : .unreachable
+            let answer = count > 0 ? bytes[0..<count].withUnsafeBytes { Answer.parse($0) } ?? .unreachable : .unreachable
             if answer.isFinal { upstreamAnswer = answer }
-            RunServer.reply(pending.client, answer)
+            reply(pending.client, answer)
         }
         passedUp = waiting
     }
@@ -367,7 +382,8 @@ final class RunLoop {
             terminal.say("\r\n(the program ended; nothing decided)\r\n")
             closeTerminal()
         }
-        for client in holders.map(\.client) + arriving.map(\.client) + passedUp.map(\.client) { close(client) }
+        for client in arriving.map(\.client) { close(client) }
+        for waiter in holders.map(\.client) + passedUp.map(\.client) { reply(waiter, nil) }
         for pending in passedUp { close(pending.upward) }
     }
 

@@ -49,13 +49,29 @@ final class RunRecords {
         }
         lost.add(Int(record.lost), .notSent)
         guard !line.isEmpty else { return }
+        deliver(line, about: about, severity: record.severity, lost: record.lost, by: .preload)
+    }
+
+    /// A record of lnp-run's own supervisor (`CallSupervisor`): believed as it is.
+    func receiveSupervised(_ line: [UInt8], severity: UInt8, about pid: pid_t) {
+        deliver(line, about: pid, severity: severity, lost: 0, by: .supervisor)
+    }
+
+    /// Which path decided an operation: the audit's `by`.
+    enum Path: String {
+        case preload, supervisor
+    }
+
+    private func deliver(_ record: [UInt8], about: pid_t, severity: UInt8, lost count: UInt32, by path: Path) {
+        var line = record
         if scope == .local && line.reversed().starts(with: "\"local\":false}".utf8.reversed()) { return }
         if entries != nil, let entry = try? AuditEntry.parse(line: line) { entries?.append(entry) }
-        if let upstream { forward(line, lost: record.lost, severity: record.severity, to: upstream) }
+        if let upstream { forward(line, lost: count, severity: severity, to: upstream) }
         guard let destination else { return }
+        line = Self.adding("\"by\":\"\(path.rawValue)\"", to: line)
         let gap = lost.gap
         if let gap { line = Self.noting(gap, in: line) }
-        if let reason = destination.write(line, severity: record.severity, sender: about) {
+        if let reason = destination.write(line, severity: severity, sender: about) {
             lost.add(1, reason)
         } else if gap != nil {
             lost.gapNoted()
@@ -94,9 +110,13 @@ final class RunRecords {
 
     /// The record with `"lost":{"count":N,"because":"…"}` before its closing brace.
     static func noting(_ gap: (count: Int, because: String), in line: [UInt8]) -> [UInt8] {
+        adding("\"lost\":{\"count\":\(gap.count),\"because\":\"\(gap.because)\"}", to: line)
+    }
+
+    /// The record with a member (`"key":value`, already JSON) before its closing brace.
+    static func adding(_ member: String, to line: [UInt8]) -> [UInt8] {
         guard line.last == UInt8(ascii: "}") else { return line }
-        let note = ",\"lost\":{\"count\":\(gap.count),\"because\":\"\(gap.because)\"}}"
-        return Array(line.dropLast()) + Array(note.utf8)
+        return Array(line.dropLast()) + Array(",\(member)}".utf8)
     }
 
     private func forward(_ line: [UInt8], lost count: UInt32, severity: UInt8, to pid: pid_t) {

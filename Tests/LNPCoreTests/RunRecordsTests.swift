@@ -134,6 +134,6 @@ struct RunRecordsTests {
         records.finish()
         #expect(records.refused == 0)
         let written = try String(contentsOfFile: path, encoding: .utf8)
-        #expect(written.split(separator: "\n").map { $0.hasSuffix("\"local\":true}") } == [true])
+        #expect(written.split(separator: "\n").map { $0.hasSuffix("\"local\":true,\"by\":\"preload\"}") } == [true])
     }
 }

@@ -92,6 +92,8 @@ class Fixtures:
         self.early = self._cc("libearly.so", ["early.c", "-shared", "-fPIC"])
         self.racer = self._cc("racer", ["racer.c", "-lpthread"])
         self.doors = self._cc("doors", ["doors.c", "-lresolv"])
+        self.escapes = self._cc("escapes", ["escapes.c"])
+        self.escapes_static = self._cc("escapes-static", ["escapes.c", "-static"])
 
     def _cc(self, name, arguments):
         output = self.dir / name

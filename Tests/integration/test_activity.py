@@ -77,4 +77,4 @@ def test_records_are_json_with_the_local_field(lan, fixtures, audit):
     lan.lnp_run(["--allow", "--audit", str(audit.path), "--audit-all"],
                 [fixtures.probe, "connect", "tcp", "203.0.113.5", "8080"])
     for line in audit.path.read_text().splitlines():
-        assert list(json.loads(line))[-1] == "local"
+        assert list(json.loads(line))[-2:] == ["local", "by"]

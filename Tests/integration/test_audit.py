@@ -7,7 +7,7 @@ import re
 from conftest import json_lines, run
 
 FIELDS = ["time", "pid", "program", "exe", "op", "fd", "transport", "address", "port", "host", "domains",
-          "reason", "decision", "because", "attribution", "local"]
+          "reason", "decision", "because", "attribution", "local", "by"]
 
 
 def test_record_fields(lan, fixtures, audit):

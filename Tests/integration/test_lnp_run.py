@@ -2,6 +2,7 @@
 environment it hands on."""
 
 import os
+import re
 import shutil
 
 import pytest
@@ -75,7 +76,9 @@ def test_preload_is_first_in_ld_preload_once_and_others_kept(build):
     result = lnp_run(build, "--deny", "--", "sh", "-c", "echo $LD_PRELOAD; env | grep ^LNP_ | sort; echo $PPID", env=env)
     lines = result.stdout.splitlines()
     assert lines[0] == f"{build.liblnp.resolve()}:/usr/lib/x86_64-linux-gnu/libc_malloc_debug.so.0"
-    assert lines[1:] == [f"LNP_RUN={lines[2]}", lines[2]], "LNP_RUN names lnp-run, the program's parent"
+    # LNP_GADGET: where the preload maps the page whose calls the supervisor lets through.
+    assert re.fullmatch(r"LNP_GADGET=[0-9a-f]+000", lines[1]), lines
+    assert lines[2:] == [f"LNP_RUN={lines[3]}", lines[3]], "LNP_RUN names lnp-run, the program's parent"
 
 
 def test_preload_is_found_beside_lnp_run_or_in_lib_lnp_never_in_the_current_directory(build, workdir):
@@ -110,17 +113,21 @@ def test_script_names_its_interpreter_when_that_cannot_be_observed(build, fixtur
     script = workdir / "static-script"
     script.write_text(f"#!{fixtures.probe_static} connect\n")
     script.chmod(0o755)
-    result = lnp_run(build, "--deny", "--", script)
+    result = lnp_run(build, "--deny", "--preload-only", "--", script)
     assert f"cannot observe {script}: its interpreter {fixtures.probe_static}: static binary" in result.stderr
+    # Supervised (the default), its calls are seen: nothing to say.
+    assert "cannot observe" not in lnp_run(build, "--deny", "--", script).stderr
 
 
 def test_go_program_is_named_and_runs(build, workdir):
     program = workdir / "golike"
     assert run(["gcc", "-o", program, ROOT / "Tests" / "fixtures" / "golike.c"]).returncode == 0
-    result = lnp_run(build, "--deny", "--", program)
+    result = lnp_run(build, "--deny", "--preload-only", "--", program)
     assert result.stdout == "golike ran\n"
     assert result.stderr == (f"lnp-run: warning: cannot observe {program}: Go program (it makes raw system calls, "
                              "past the C library); running it unobserved\n")
+    supervised = lnp_run(build, "--deny", "--", program)
+    assert (supervised.stdout, supervised.stderr) == ("golike ran\n", "")
 
 
 def test_a_preload_path_ld_preload_cannot_carry_is_refused(build, workdir):

@@ -59,8 +59,11 @@ def test_shell_pipelines_and_children_are_gated(lan, fixtures, audit):
     assert len(audit.records()) == 3
 
 
-def test_static_binary_is_named_and_runs_unobserved(lan, fixtures):
-    result = lan.lnp_run(["--deny"], [fixtures.probe_static, "connect", "tcp", "10.77.0.2", "8080"])
+def test_static_binary_is_gated_and_named_when_only_the_preload_runs(lan, fixtures):
+    supervised = lan.lnp_run(["--deny"], [fixtures.probe_static, "connect", "tcp", "10.77.0.2", "8080"])
+    assert supervised.stderr == ""
+    assert json_lines(supervised.stdout) == [{"call": "connect", "result": -1, "errno": "EHOSTUNREACH"}]
+    result = lan.lnp_run(["--deny", "--preload-only"], [fixtures.probe_static, "connect", "tcp", "10.77.0.2", "8080"])
     assert result.stderr.splitlines() == [
         f"lnp-run: warning: cannot observe {fixtures.probe_static}: static binary (the loader that applies "
         "LD_PRELOAD never runs); running it unobserved"]
@@ -87,11 +90,17 @@ def privileged_copy(fixtures, name):
     return path
 
 
-def test_setuid_binary_is_named_and_runs_unobserved(lan, fixtures, installed):
+def test_setuid_binary_is_gated_without_its_privileges_or_named_and_unobserved(lan, fixtures, installed):
     program = privileged_copy(fixtures, "probe-setuid")
     program.chmod(0o4755)  # owned by root; run by nobody, the loader ignores LD_PRELOAD
-    result = lan.lnp_run(["--deny"], [program, "connect", "tcp", "10.77.0.2", "8080"], lnp_run=installed,
-                         user="65534")
+    supervised = lan.lnp_run(["--deny"], [program, "connect", "tcp", "10.77.0.2", "8080"], lnp_run=installed,
+                             user="65534")
+    assert supervised.stderr.splitlines() == [
+        f"lnp-run: warning: {program} is setuid (uid 0): under the supervisor it starts without those privileges "
+        "(no_new_privs); --preload-only keeps them, and leaves it unobserved"]
+    assert json_lines(supervised.stdout) == [{"call": "connect", "result": -1, "errno": "EHOSTUNREACH"}]
+    result = lan.lnp_run(["--deny", "--preload-only"], [program, "connect", "tcp", "10.77.0.2", "8080"],
+                         lnp_run=installed, user="65534")
     assert result.stderr.splitlines() == [
         f"lnp-run: warning: cannot observe {program}: setuid (runs as uid 0; the loader ignores LD_PRELOAD); "
         "running it unobserved"]
@@ -102,8 +111,12 @@ def test_file_capabilities_are_named_and_run_unobserved(lan, fixtures, installed
     require(shutil.which("setcap") is not None, "setcap (libcap2-bin) is not installed")
     program = privileged_copy(fixtures, "probe-caps")
     assert run(["setcap", "cap_net_bind_service+ep", program]).returncode == 0
-    result = lan.lnp_run(["--deny"], [program, "connect", "tcp", "10.77.0.2", "8080"], lnp_run=installed,
-                         user="65534")
+    supervised = lan.lnp_run(["--deny"], [program, "connect", "tcp", "10.77.0.2", "8080"], lnp_run=installed,
+                             user="65534")
+    assert f"{program} has file capabilities: under the supervisor it starts without" in supervised.stderr
+    assert json_lines(supervised.stdout) == [{"call": "connect", "result": -1, "errno": "EHOSTUNREACH"}]
+    result = lan.lnp_run(["--deny", "--preload-only"], [program, "connect", "tcp", "10.77.0.2", "8080"],
+                         lnp_run=installed, user="65534")
     assert "file capabilities (the loader ignores LD_PRELOAD)" in result.stderr
     assert json_lines(result.stdout) == [{"call": "connect", "result": 0, "errno": None}]
 

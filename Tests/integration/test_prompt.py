@@ -334,18 +334,23 @@ def test_a_forged_ask_is_shown_for_what_it_is(lan, state, workdir):
             "not a local-network operation here (loopback)") in err.read_text()
 
 
-def test_a_program_cannot_type_the_answer(lan, state, audit, workdir):
+@pytest.mark.parametrize("options, typed", [
+    ([], {"typed": False, "errno": errno.EPERM}),  # the supervisor's filter refuses TIOCSTI
+    (["--preload-only"], {"typed": True}),  # typed into the program's own terminal
+])
+def test_a_program_cannot_type_the_answer(lan, state, audit, workdir, options, typed):
     """A program's child types `a` and Enter into its terminal (TIOCSTI) while the prompt is
-    up: the keystrokes reach the program's own terminal, which lnp-run made, never the
-    prompt, which waits for the person."""
+    up: refused under the supervisor; with the preload alone, the keystrokes reach the
+    program's own terminal, which lnp-run made — never the prompt, which waits for the person."""
     program = lan_client("typist", HOST, PORT, r"a\n")
-    terminal, out, err = on_terminal(lan, ["--audit", audit.path], program, state, redirect=workdir / "typist")
+    terminal, out, err = on_terminal(lan, ["--audit", audit.path] + options, program, state,
+                                     redirect=workdir / "typist")
     terminal.wait_for("Don't Allow")
     deadline = time.monotonic() + 10
     while '"typed"' not in out.read_text():
         assert time.monotonic() < deadline, "the child did not type"
         time.sleep(0.05)
-    assert json_lines(out.read_text())[0] == {"typed": True}, "the keystrokes were typed (into the program's terminal)"
+    assert json_lines(out.read_text())[0] == typed
     terminal.read(1.0)
     assert "allowed" not in terminal.text and "denied" not in terminal.text, terminal.text
     terminal.type("d\n")

@@ -46,7 +46,8 @@ def test_only_this_run_is_counted_and_the_audit_file_keeps_everything(lan, fixtu
 
 
 def test_an_unobserved_program_is_named(lan, fixtures):
-    result = lan.lnp_run(["--deny", "--summary"], [fixtures.probe_static, "connect", "tcp", "10.77.0.2", "8080"])
+    result = lan.lnp_run(["--deny", "--summary", "--preload-only"],
+                         [fixtures.probe_static, "connect", "tcp", "10.77.0.2", "8080"])
     lines = summary_lines(result)
     assert lines[0] == "lnp: no local-network operations"
     assert "itself was not observed (static binary" in lines[1]

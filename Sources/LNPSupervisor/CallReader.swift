@@ -1,0 +1,167 @@
+import LNPCoreHost
+import LNPSys
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Reads one notified call on an IP socket into lnp-run's own copies, decides it with the
+/// core, and prepares the call to make with those copies. A failure carries the errno the
+/// kernel would have given (or `SupervisorGate.waitsForAnswer`).
+struct CallReader {
+    let process: NotifiedProcess
+    /// lnp-run's copy of the program's socket.
+    let socket: Int32
+    let kind: SocketKind
+    let decisions: Decisions<SupervisorGate>
+
+    private var isStream: Bool { kind.transport == .tcp || kind.transport == .mptcp || kind.transport == .sctp }
+    private var isNonBlocking: Bool { fcntl(socket, F_GETFL) & O_NONBLOCK != 0 }
+
+    private func blocking(flags: Int32 = 0) -> PreparedCall.Blocking {
+        if isNonBlocking || flags & Int32(MSG_DONTWAIT) != 0 { return .never }
+        return isStream ? .may : .rarely
+    }
+
+    private static func check(_ denial: Int32) -> Result<Void, CallFailure> {
+        denial == 0 ? .success(()) : .failure(CallFailure(errno: denial))
+    }
+
+    // connect(fd, address, length)
+    func connect(_ call: Notification) -> Result<PreparedCall, CallFailure> {
+        AddressCopy.read(process, at: call.argument(1), length: call.argument(2)).flatMap { address in
+            Self.check(decisions.connect(socket, address?.bytes.base, address?.length ?? 0)).map {
+                let socket = self.socket
+                // A connect on a blocking stream socket waits for the peer; any other returns at once.
+                return PreparedCall(blocking: !isNonBlocking && isStream ? .may : .never) { _ in
+                    CallPerformer.result(Int(Glibc.connect(socket, address?.bytes.base.assumingMemoryBound(to: sockaddr.self), address?.length ?? 0)))
+                }
+            }
+        }
+    }
+
+    // sendto(fd, data, length, flags, address, addressLength): notified only with an address.
+    func sendto(_ call: Notification) -> Result<PreparedCall, CallFailure> {
+        let flags = call.int32(3)
+        return AddressCopy.read(process, at: call.argument(4), length: call.argument(5)).flatMap { address in
+            let wanted = call.argument(2) > UInt64(CopyLimits.data) ? CopyLimits.data : Int(call.argument(2))
+            guard let bytes = process.read(call.argument(1), count: wanted) else { return .failure(CallFailure(errno: EFAULT)) }
+            let data = OwnedBytes(bytes)
+            return headerDestination(data, operation: .sendto).flatMap {
+                Self.check(decisions.send(socket, address?.bytes.base, address?.length ?? 0, flags, operation: .sendto))
+            }.map {
+                let socket = self.socket
+                return PreparedCall(blocking: blocking(flags: flags)) { dontWait in
+                    let result = Glibc.sendto(
+                        socket, data.base, data.count, Self.ownFlags(flags, dontWait: dontWait),
+                        address?.bytes.base.assumingMemoryBound(to: sockaddr.self), address?.length ?? 0)
+                    return signalBrokenPipe(CallPerformer.result(result), flags: flags)
+                }
+            }
+        }
+    }
+
+    // sendmsg(fd, message, flags)
+    func sendmsg(_ call: Notification) -> Result<PreparedCall, CallFailure> {
+        let flags = call.int32(2)
+        return MessageCopy.read(process, at: call.argument(1)).flatMap { message in
+            decide(message, flags: flags, operation: .sendmsg).map {
+                let socket = self.socket
+                return PreparedCall(blocking: blocking(flags: flags)) { dontWait in
+                    let result = Glibc.sendmsg(socket, message.header, Self.ownFlags(flags, dontWait: dontWait))
+                    return signalBrokenPipe(CallPerformer.result(result), flags: flags)
+                }
+            }
+        }
+    }
+
+    // sendmmsg(fd, messages, count, flags): each message decided; those before the first
+    // denied one are sent, as the preload does.
+    func sendmmsg(_ call: Notification) -> Result<PreparedCall, CallFailure> {
+        let flags = call.int32(3)
+        let vector = call.argument(1)
+        let count = min(Int(UInt32(truncatingIfNeeded: call.argument(2))), CopyLimits.pieces)
+        var messages: [MessageCopy] = []
+        for index in 0..<count {
+            let entry = vector &+ UInt64(index * RawBatchEntry.size)
+            let copied = process.read(entry, as: RawMessage.self).map { MessageCopy.read(process, $0) }
+                ?? .failure(CallFailure(errno: EFAULT))
+            let decided = copied.flatMap { message in decide(message, flags: flags, operation: .sendmmsg).map { message } }
+            switch decided {
+            case .success(let message): messages.append(message)
+            case .failure(let failure) where index == 0: return .failure(failure)
+            case .failure: break
+            }
+            if messages.count <= index { break }
+        }
+        let socket = self.socket
+        return .success(PreparedCall(blocking: blocking(flags: flags)) { dontWait in
+            var sent = 0
+            for (index, message) in messages.enumerated() {
+                let result = Glibc.sendmsg(socket, message.header, Self.ownFlags(flags, dontWait: dontWait))
+                if result < 0 { return sent > 0 ? sent : signalBrokenPipe(-Int(errno), flags: flags) }
+                let entry = vector &+ UInt64(index * RawBatchEntry.size + RawBatchEntry.sentLengthOffset)
+                process.write(withUnsafeBytes(of: UInt32(truncatingIfNeeded: result)) { Array($0) }, to: entry)
+                sent += 1
+            }
+            return sent
+        })
+    }
+
+    // bind(fd, address, length)
+    func bind(_ call: Notification) -> Result<PreparedCall, CallFailure> {
+        AddressCopy.read(process, at: call.argument(1), length: call.argument(2)).flatMap { address in
+            Self.check(decisions.bind(socket, address?.bytes.base, address?.length ?? 0)).map {
+                let socket = self.socket
+                return PreparedCall(blocking: .never) { _ in
+                    CallPerformer.result(Int(Glibc.bind(socket, address?.bytes.base.assumingMemoryBound(to: sockaddr.self), address?.length ?? 0)))
+                }
+            }
+        }
+    }
+
+    // setsockopt(fd, level, name, value, length): the joins and forced egress the filter notifies.
+    func setsockopt(_ call: Notification) -> Result<PreparedCall, CallFailure> {
+        let level = call.int32(1), name = call.int32(2)
+        let requested = call.int32(4)
+        guard requested >= 0 else { return .failure(CallFailure(errno: EINVAL)) }
+        let copiedCount = min(Int(requested), CopyLimits.option)
+        guard let bytes = process.read(call.argument(3), count: copiedCount) else { return .failure(CallFailure(errno: EFAULT)) }
+        let value = OwnedBytes(bytes)
+        var length = UInt32(copiedCount)
+        return Self.check(decisions.socketOption(socket, level, name, copiedCount == 0 ? nil : value.base, UInt32(copiedCount), &length)).map {
+            let socket = self.socket
+            return PreparedCall(blocking: .never) { _ in
+                CallPerformer.result(Int(Glibc.setsockopt(socket, level, name, value.base, length)))
+            }
+        }
+    }
+
+    /// A message's destinations: the IP header a raw socket writes itself, then its name
+    /// through the interface its control messages force.
+    private func decide(_ message: MessageCopy, flags: Int32, operation: Operation) -> Result<Void, CallFailure> {
+        headerDestination(message.data, operation: operation).flatMap {
+            Self.check(decisions.send(
+                socket, message.name?.base, UInt32(message.name?.count ?? 0), flags, operation: operation,
+                interface: lnp_control_interface(message.header)))
+        }
+    }
+
+    private func headerDestination(_ data: OwnedBytes, operation: Operation) -> Result<Void, CallFailure> {
+        guard SocketEgress.writesHeader(socket, kind) else { return .success(()) }
+        let header = UnsafeRawBufferPointer(start: data.base, count: min(data.count, Int(LNP_PACKET_HEADER_CAPACITY)))
+        return Self.check(decisions.headerDestination(socket, kind, header: header, operation: operation))
+    }
+
+    /// The flags lnp-run sends with: the program's, never raising SIGPIPE in lnp-run.
+    private static func ownFlags(_ flags: Int32, dontWait: Bool) -> Int32 {
+        flags | Int32(MSG_NOSIGNAL) | (dontWait ? Int32(MSG_DONTWAIT) : 0)
+    }
+
+    /// A send on a broken stream raises SIGPIPE in the sending thread unless it said
+    /// MSG_NOSIGNAL: the program's thread gets it, as from its own call.
+    private func signalBrokenPipe(_ result: Int, flags: Int32) -> Int {
+        if result == -Int(EPIPE) && flags & Int32(MSG_NOSIGNAL) == 0 { process.signalThread(SIGPIPE) }
+        return result
+    }
+}

@@ -1,0 +1,94 @@
+import LNPCoreHost
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The supervisor's gate (`CallGate`): a notified call's local operation, decided by the run
+/// (`SupervisorPolicy`) and recorded by lnp-run with the pid the kernel named and the
+/// executable /proc names. The socket is lnp-run's copy of the program's (`fd` in the core's
+/// calls); records name the program's own descriptor number.
+struct SupervisorGate: CallGate {
+    /// What one call's decision leaves behind.
+    final class Outcome {
+        /// Set when the run is undetermined: the call waits for the person's answer.
+        var ask: PendingAsk?
+    }
+
+    /// Returned in place of an errno when the call must wait for an answer.
+    static let waitsForAnswer: Int32 = -1
+
+    let pid: Int32
+    let programFD: Int32
+    let policy: SupervisorPolicy
+    /// The answer to use, when the call is decided again once the person has answered.
+    let given: Answer?
+    let outcome: Outcome
+
+    func classifier(leaving outputInterface: UInt32) -> Classifier<KernelRoutes, LiveExemptions> {
+        Classifier(routes: KernelRoutes(outputInterface: outputInterface), exemptions: LiveExemptions())
+    }
+
+    /// The supervisor asks the socket itself: a call it is notified of is rare enough.
+    var mayForceEgress: Bool { true }
+    func noteForcedEgress() {}
+    var mayWriteHeaders: Bool { true }
+    var recordsAllActivity: Bool { policy.recordScope == .all }
+
+    func decide(
+        _ operation: Operation, fd: Int32?, transport: Transport?, endpoint: SocketEndpoint?,
+        name: UnsafeBufferPointer<UInt8>, reason: LocalReason
+    ) -> Int32 {
+        guard let answer = given ?? policy.answer(for: pid) else {
+            outcome.ask = PendingAsk(pid: pid, operation: operation, transport: transport, endpoint: endpoint, reason: reason)
+            return Self.waitsForAnswer
+        }
+        if policy.recordScope != .none {
+            record(operation, hasSocket: fd != nil, transport: transport, endpoint: endpoint, verdict: .local(reason),
+                   decision: answer.decision, basis: answer.basis)
+        }
+        return answer.decision == .allow ? 0 : policy.deniedErrno
+    }
+
+    func recordActivity(_ operation: Operation, fd: Int32, transport: Transport, endpoint: SocketEndpoint, reason: NotLocalReason) {
+        guard policy.recordScope == .all else { return }
+        record(operation, hasSocket: true, transport: transport, endpoint: endpoint, verdict: .notLocal(reason),
+               decision: .allow, basis: .notLocal)
+    }
+
+    private func record(
+        _ operation: Operation, hasSocket: Bool, transport: Transport?, endpoint: SocketEndpoint?, verdict: Verdict,
+        decision: Decision, basis: DecisionBasis
+    ) {
+        let executable = Self.executable(of: pid)
+        let program = policy.program
+        var scope = InterfaceName()
+        if case .local(.linkLocal(let index)) = verdict, index != 0 { scope = InterfaceLookup.name(of: index) }
+        var severity: UInt8 = 0
+        let line: [UInt8] = executable.withUnsafeBufferPointer { executable in
+            program.withUnsafeBufferPointer { program in
+                let record = AuditRecord(
+                    time: Clock.now(), pid: pid, program: program, executable: executable, operation: operation,
+                    fd: hasSocket ? programFD : nil, transport: transport, endpoint: endpoint,
+                    host: UnsafeBufferPointer(start: nil, count: 0), domains: UnsafeBufferPointer(start: nil, count: 0),
+                    verdict: verdict, scopeName: scope, decision: decision, basis: basis, attribution: policy.attribution)
+                severity = RecordDatagram.severity(of: record)
+                var buffer = [UInt8](repeating: 0, count: record.budgets.lineCapacity)
+                let count = buffer.withUnsafeMutableBytes { raw in
+                    var writer = ByteWriter(raw)
+                    record.write(to: &writer)
+                    return writer.count
+                }
+                return Array(buffer[0..<count])
+            }
+        }
+        policy.record(line, severity: severity, about: pid)
+    }
+
+    /// The process's executable as the kernel names it (bytes: it need not be UTF-8).
+    static func executable(of pid: Int32) -> [UInt8] {
+        var buffer = [UInt8](repeating: 0, count: Int(PATH_MAX) + 1)
+        let count = buffer.withUnsafeMutableBytes { readlink("/proc/\(pid)/exe", $0.baseAddress!, $0.count - 1) }
+        return count > 0 ? Array(buffer[0..<count]) : Array("(gone)".utf8)
+    }
+}

@@ -1,0 +1,73 @@
+import LNPCoreHost
+import LNPSupervisor
+import LNPSupervisorSys
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// How a run supervises its tree's system calls (`CallSupervisor`): the seccomp filter the
+/// program starts under, and the gadget page from which the preload's own calls pass.
+struct Supervision {
+    enum Mode: Equatable {
+        /// The preload decides what it sees; the supervisor the rest.
+        case withPreload
+        /// No gadget page: every gated call of every process goes to the supervisor.
+        case strict
+        /// No supervisor (--preload-only).
+        case preloadOnly
+    }
+
+    var mode: Mode
+    /// Where the preload maps its page (nil: none).
+    var gadget: UInt64?
+    /// The filter to install, or nil.
+    var filter: [lnp_filter_instruction]?
+    /// Whether the program must set no_new_privs first: lnp-run lacks CAP_SYS_ADMIN.
+    var noNewPrivs: Bool
+    var features: KernelFeatures
+
+    init(mode: Mode, features: KernelFeatures) {
+        self.mode = mode
+        self.features = features
+        noNewPrivs = !KernelFeatures.hasSystemAdministration()
+        guard mode != .preloadOnly else { return }
+        gadget = mode == .strict ? nil : Self.randomGadgetAddress()
+        filter = SeccompFilter.program(gadget: gadget)
+    }
+
+    /// The same run without a filter of its own: it runs below another supervisor (a nested
+    /// lnp-run, whose calls the outer one decides), or the kernel refused the filter. The
+    /// page the outer run's filter lets through, if any, is the one to use.
+    func withoutFilter(inheritedGadget: UInt64?) -> Supervision {
+        var copy = self
+        copy.filter = nil
+        copy.gadget = inheritedGadget
+        return copy
+    }
+
+    /// The environment entry that tells the preload where its page goes.
+    var environment: [String] { gadget.map { ["LNP_GADGET=" + String($0, radix: 16)] } ?? [] }
+
+    /// A page between 64 GiB and 256 GiB, far from where programs map anything, chosen anew
+    /// for each run so no program can count on it.
+    static func randomGadgetAddress() -> UInt64 {
+        UInt64.random(in: 0x10_0000_0000..<0x40_0000_0000) & ~UInt64(0xfff)
+    }
+
+    /// The gadget an enclosing run's filter lets through (its LNP_GADGET), if readable.
+    static func inheritedGadget(_ value: String?) -> UInt64? {
+        value.flatMap { UInt64($0, radix: 16) }.flatMap { $0 != 0 && $0 & 0xfff == 0 ? $0 : nil }
+    }
+
+    /// The kernel features to use: all the kernel has, unless LNP_SUPERVISOR_AS_KERNEL asks
+    /// lnp-run to behave as on an older kernel (6.1 or 5.15: without thread pidfds and
+    /// synchronous wake-up), so those paths can be tested on a newer one.
+    static func features(asKernel: String?) -> Result<KernelFeatures, Failure> {
+        guard let asKernel else { return .success(KernelFeatures()) }
+        guard asKernel == "6.1" || asKernel == "5.15" else {
+            return .failure(Failure("LNP_SUPERVISOR_AS_KERNEL takes 6.1 or 5.15, not '\(asKernel)'"))
+        }
+        return .success(.older)
+    }
+}

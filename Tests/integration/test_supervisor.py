@@ -1,0 +1,181 @@
+"""The seccomp supervisor: what the preload cannot see — static programs, raw system calls,
+a dlopen'ed C library, children without the preload — is decided by lnp-run, in the kernel's
+path, with the same rules and the same records."""
+
+import time
+
+import pytest
+
+from conftest import json_lines
+
+TO_PEER = "src host 10.77.0.1 and dst host 10.77.0.2 and (tcp port 8080 or udp port 9999)"
+DENIED = {"result": -1, "errno": "EHOSTUNREACH"}
+
+
+def calls(result):
+    return [{k: v for k, v in line.items() if k != "call"} for line in json_lines(result.stdout)]
+
+
+def escapes(fixtures, kind):
+    return fixtures.escapes_static if kind == "static" else fixtures.escapes
+
+
+@pytest.mark.parametrize("user", [None, "65534"])
+@pytest.mark.parametrize("command", [
+    ["static", "raw", "connect", "10.77.0.2", "8080"],
+    ["static", "raw", "sendto", "10.77.0.2", "9999"],
+    ["dynamic", "raw", "connect", "10.77.0.2", "8080"],
+    ["dynamic", "dlopen", "10.77.0.2", "8080"],
+    ["static", "send", "10.77.0.2", "8080", "5"],
+    ["static", "batch", "10.77.0.2", "9999", "3"],
+])
+def test_calls_past_the_preload_are_denied_and_recorded_by_the_supervisor(lan, fixtures, audit, command, user):
+    kind, *arguments = command
+    capture = lan.capture(TO_PEER)
+    audit.path.touch()
+    audit.path.chmod(0o666)  # written by lnp-run, as the user the test runs it as
+    result = lan.lnp_run(["--deny", "--audit", str(audit.path)], [escapes(fixtures, kind)] + arguments, user=user)
+    assert calls(result)[0] == DENIED, result.stderr
+    assert capture.packets() == []
+    [record] = audit.records()
+    assert record["by"] == "supervisor"
+    assert record["decision"] == "deny" and record["address"] == "10.77.0.2"
+    assert record["exe"] == str(escapes(fixtures, kind))
+
+
+@pytest.mark.parametrize("user", [None, "65534"])
+def test_a_process_that_hides_its_memory_is_denied_and_named(lan, fixtures, audit, user):
+    """A non-dumpable process's memory and descriptors are closed to an unprivileged
+    supervisor: its calls cannot be decided, so they are denied, never let through."""
+    capture = lan.capture(TO_PEER)
+    audit.path.touch()
+    audit.path.chmod(0o666)
+    result = lan.lnp_run(["--allow", "--audit", str(audit.path)],
+                         [fixtures.escapes_static, "undumpable", "connect", "10.77.0.2", "8080"], user=user)
+    if user is None:  # root's supervisor may read any process: decided as usual
+        assert calls(result) == [{"result": 0, "errno": None}], result.stderr
+        return
+    assert calls(result) == [DENIED], result.stderr
+    assert capture.packets() == []
+    assert "(named escapes-static): cannot read it" in result.stderr, result.stderr
+
+
+@pytest.mark.parametrize("child", [["env", "-u", "LD_PRELOAD"], ["env", "-i"]])
+def test_a_child_without_the_preload_is_still_gated(lan, fixtures, audit, child):
+    capture = lan.capture(TO_PEER)
+    result = lan.lnp_run(["--deny", "--audit", str(audit.path)],
+                         child + [fixtures.probe, "connect", "tcp", "10.77.0.2", "8080"])
+    assert calls(result) == [DENIED], result.stderr
+    assert capture.packets() == []
+    assert [r["by"] for r in audit.records()] == ["supervisor"]
+
+
+def test_a_forged_policy_in_the_environment_widens_nothing(lan, fixtures, audit):
+    forged = ["env", "-u", "LD_PRELOAD", "LNP_POLICY=allow,113,app,run-option,none", "LNP_RUN=1"]
+    capture = lan.capture(TO_PEER)
+    result = lan.lnp_run(["--deny", "--audit", str(audit.path)],
+                         forged + [fixtures.probe, "connect", "tcp", "10.77.0.2", "8080"])
+    assert calls(result) == [DENIED], result.stderr
+    assert capture.packets() == []
+
+
+def test_the_preload_decides_what_it_sees_and_says_so(lan, fixtures, audit):
+    result = lan.lnp_run(["--deny", "--audit", str(audit.path)], [fixtures.probe, "connect", "tcp", "10.77.0.2", "8080"])
+    assert calls(result) == [DENIED]
+    assert [r["by"] for r in audit.records()] == ["preload"]
+
+
+@pytest.mark.parametrize("kind", ["static", "dynamic"])
+def test_io_uring_is_refused(lan, fixtures, kind):
+    result = lan.lnp_run(["--allow"], [escapes(fixtures, kind), "io-uring"])
+    assert calls(result) == [{"result": -1, "errno": "EPERM"}]
+
+
+def test_io_uring_works_without_the_supervisor(lan, fixtures):
+    """The refusal is the supervisor's, not the machine's."""
+    result = lan.lnp_run(["--allow", "--preload-only"], [fixtures.escapes, "io-uring"])
+    assert calls(result)[0]["errno"] is None
+
+
+def test_a_packet_socket_is_a_local_operation(lan, fixtures, audit):
+    result = lan.lnp_run(["--deny", "--audit", str(audit.path)], [fixtures.escapes_static, "packet"])
+    assert calls(result) == [DENIED]
+    [record] = audit.records()
+    assert (record["op"], record["transport"], record["by"]) == ("socket", "packet", "supervisor")
+    allowed = lan.lnp_run(["--allow"], [fixtures.escapes_static, "packet"])
+    assert calls(allowed) == [{"result": 0, "errno": None}]
+
+
+def test_not_local_destinations_pass_under_deny(lan, fixtures):
+    """Loopback and a routed host are no local-network operation."""
+    for host, port in [("127.0.0.1", "1"), ("10.99.0.1", "1")]:
+        result = lan.lnp_run(["--deny"], [fixtures.escapes_static, "raw", "sendto", host, port])
+        assert calls(result) == [{"result": 7, "errno": None}], result.stderr
+
+
+@pytest.mark.parametrize("user", [None, "65534"])
+def test_allowed_calls_of_a_static_program_are_made_for_it(lan, fixtures, user):
+    program = fixtures.escapes_static
+    sent = lan.lnp_run(["--allow"], [program, "send", "10.77.0.2", "8080", "5"], user=user)
+    assert calls(sent) == [{"result": 0, "errno": None}, {"result": 5, "errno": None}], sent.stderr
+    before = len(lan.udp_received())
+    batch = lan.lnp_run(["--allow"], [program, "batch", "10.77.0.2", "9999", "5"], user=user)
+    assert calls(batch) == [{"result": 5, "errno": None}, {"result": 0, "errno": None}], batch.stderr
+    nonblocking = lan.lnp_run(["--allow"], [program, "nonblocking", "10.77.0.2", "8080"], user=user)
+    assert calls(nonblocking) == [{"result": -1, "errno": "EINPROGRESS"}, {"result": 0, "errno": None}]
+    raw = lan.lnp_run(["--allow"], [program, "raw", "sendto", "10.77.0.2", "9999"], user=user)
+    assert calls(raw) == [{"result": 7, "errno": None}]
+    deadline = time.time() + 5
+    while len(lan.udp_received()) < before + 6 and time.time() < deadline:
+        time.sleep(0.05)
+    assert len(lan.udp_received()) == before + 6
+
+
+def test_a_megabyte_reaches_the_peer_whole(lan, fixtures, workdir):
+    """A send larger than 64 KiB, made by the supervisor, arrives complete."""
+    received = workdir / "sink.log"
+    sink = lan.peer(["python3", "-c", (
+        "import socket,sys\n"
+        "s=socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1); s.bind(('10.77.0.2', 7001)); s.listen()\n"
+        "open(sys.argv[1],'w').write('ready')\n"
+        "c,_=s.accept(); n=0\n"
+        "while True:\n"
+        "    d=c.recv(65536)\n"
+        "    if not d: break\n"
+        "    n+=len(d)\n"
+        "open(sys.argv[1],'w').write(str(n))\n"), str(received)], background=True)
+    deadline = time.time() + 10
+    while (not received.exists() or received.read_text() != "ready") and time.time() < deadline:
+        time.sleep(0.05)
+    result = lan.lnp_run(["--allow"], [fixtures.escapes_static, "send", "10.77.0.2", "7001", str(1 << 20)])
+    assert calls(result) == [{"result": 0, "errno": None}, {"result": 1 << 20, "errno": None}], result.stderr
+    sink.wait(10)
+    assert received.read_text() == str(1 << 20)
+
+
+def test_a_nested_run_cannot_widen_what_the_outer_denies(lan, build, fixtures, audit):
+    capture = lan.capture(TO_PEER)
+    result = lan.lnp_run(["--deny", "--audit", str(audit.path)],
+                         [build.lnp_run, "--allow", "--", fixtures.escapes_static, "raw", "connect", "10.77.0.2", "8080"])
+    assert calls(result) == [DENIED], result.stderr
+    assert capture.packets() == []
+    assert [r["by"] for r in audit.records()] == ["supervisor"]
+
+
+def test_preload_only_leaves_static_programs_unobserved(lan, fixtures):
+    result = lan.lnp_run(["--deny", "--preload-only"], [fixtures.escapes_static, "raw", "sendto", "10.77.0.2", "9999"])
+    assert calls(result) == [{"result": 7, "errno": None}]
+    assert "running it unobserved" in result.stderr
+
+
+def test_a_static_program_is_not_warned_about_when_supervised(lan, fixtures):
+    result = lan.lnp_run(["--deny"], [fixtures.escapes_static, "raw", "sendto", "127.0.0.1", "1"])
+    assert result.stderr == ""
+
+
+def test_typing_into_the_terminal_is_refused(lan, fixtures):
+    result = lan.lnp_run(["--allow"], [fixtures.escapes_static, "tiocsti"])
+    assert calls(result)[0]["errno"] in ("EPERM", "ENXIO", "ENOTTY")
+    # On a terminal: the kernel would take it (it is the program's own); the filter refuses.
+    script = lan.client(["script", "-qec", f"{lan.build.lnp_run} --allow -- {fixtures.escapes_static} tiocsti", "/dev/null"])
+    assert '"errno":"EPERM"' in script.stdout, script.stdout
