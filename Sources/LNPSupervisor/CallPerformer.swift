@@ -19,6 +19,9 @@ struct PreparedCall: @unchecked Sendable {
 
     var blocking: Blocking
     var work: (_ dontWait: Bool) -> Int
+    /// The caller's credentials, when they are not lnp-run's: the call is made on a worker
+    /// thread that takes them first.
+    var credentials: CallerCredentials? = nil
 }
 
 /// Makes prepared calls and answers the kernel with their results; closes the taken socket.
@@ -26,6 +29,12 @@ struct CallPerformer: Sendable {
     let listener: NotificationListener
 
     func perform(_ call: PreparedCall, id: UInt64, socket: Int32) {
+        if let credentials = call.credentials {
+            // Taken by a thread that ends with the call: lnp-run's own rights are never lent.
+            return WorkerThread.start {
+                finish(credentials.assume() ? call.work(false) : -Int(EPERM), id: id, socket: socket)
+            }
+        }
         switch call.blocking {
         case .never:
             finish(call.work(false), id: id, socket: socket)

@@ -26,6 +26,9 @@ public final class CallSupervisor {
     let policy: SupervisorPolicy
     let features: KernelFeatures
     let performer: CallPerformer
+    /// lnp-run's own credentials, when they are privileged: calls are then made with the
+    /// caller's (`CallerCredentials`).
+    let privileged: CallerCredentials?
     /// Processes already named on stderr.
     private var named = NamedProcesses()
 
@@ -34,6 +37,8 @@ public final class CallSupervisor {
         self.policy = policy
         self.features = features
         performer = CallPerformer(listener: listener)
+        let own = CallerCredentials.of(thread: nil)
+        privileged = own.map { $0.isPrivileged ? $0 : nil } ?? CallerCredentials(uid: [0, 0, 0], gid: [0, 0, 0], groups: [], inheritable: 0, permitted: 0, effective: 0)
     }
 
     /// Takes the next notification (poll the listener first); nil if there was none.
@@ -75,7 +80,16 @@ public final class CallSupervisor {
         switch prepared {
         case .proceed: listener.proceed(id)
         case .fail(let error): listener.fail(id, errno: error)
-        case .perform(let work, let socket):
+        case .perform(var work, let socket):
+            if let privileged {
+                // Read while the thread waits in the call: it cannot change them meanwhile.
+                guard let caller = CallerCredentials.of(thread: notification.thread) else {
+                    close(socket)
+                    listener.fail(id, errno: EPERM)
+                    return .answered
+                }
+                if caller != privileged { work.credentials = caller }
+            }
             // What was read was read from the thread that still waits.
             guard listener.isValid(id) else {
                 close(socket)

@@ -167,6 +167,25 @@ def test_deny_at_the_prompt_is_remembered(lan, state, audit, workdir):
     assert capture.packets() == []
 
 
+@pytest.mark.parametrize("answer", ["allow", "deny"])
+def test_a_static_programs_call_waits_for_the_prompt(lan, state, audit, workdir, fixtures, answer):
+    """The supervisor holds a notified call while the person is asked, shows what the kernel
+    saw, and makes the call or denies it with the answer."""
+    program = [fixtures.escapes_static, "raw", "connect", HOST, PORT]
+    terminal, out, _ = on_terminal(lan, ["--audit", audit.path], program, state, redirect=workdir / f"static-{answer}")
+    terminal.wait_for("Don't Allow")
+    assert f"connect tcp {HOST}:{PORT}\r" in terminal.text
+    assert re.search(rf"process   \d+ {re.escape(str(fixtures.escapes_static))}\r", terminal.text)
+    if answer == "allow":
+        terminal.allow()
+    else:
+        terminal.type("d\n")
+    assert terminal.finish() == 0
+    expected = {"result": 0, "errno": None} if answer == "allow" else {"result": -1, "errno": "EHOSTUNREACH"}
+    assert [{k: v for k, v in c.items() if k != "call"} for c in json_lines(out.read_text())] == [expected]
+    assert [(r["by"], r["because"], r["decision"]) for r in audit.records()] == [("supervisor", "answered", answer)]
+
+
 def test_no_terminal_denies_without_remembering(lan, state, audit):
     result = client(lan, state, ["--audit", audit.path], ["sh", "-c", " ; ".join(
         [" ".join(lan_client("once", HOST, PORT))] * 3)])

@@ -153,6 +153,36 @@ def test_a_megabyte_reaches_the_peer_whole(lan, fixtures, workdir):
     assert received.read_text() == str(1 << 20)
 
 
+@pytest.mark.parametrize("address", ["10.77.0.1", "224.0.0.1"])
+def test_a_program_that_drops_to_nobody_keeps_nobodys_rights(lan, fixtures, address):
+    """lnp-run as root makes allowed calls for the program: with the program's credentials,
+    never its own. Nobody may not bind a port below 1024."""
+    drop = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+    result = lan.lnp_run(["--allow"], drop + [fixtures.escapes_static, "bind", address, "80"])
+    assert calls(result) == [{"result": -1, "errno": "EACCES"}], result.stderr
+    as_root = lan.lnp_run(["--allow"], [fixtures.escapes_static, "bind", address, "80"])
+    assert calls(as_root) == [{"result": 0, "errno": None}], as_root.stderr
+
+
+@pytest.mark.parametrize("kernel", [None, "6.1", "5.15"])
+def test_older_kernels_paths_decide_the_same(lan, fixtures, audit, kernel):
+    """LNP_SUPERVISOR_AS_KERNEL makes lnp-run do without what 6.1 and 5.15 lack (pidfds of
+    threads, synchronous wake-up): a call from a second thread is still read and decided."""
+    env = {"PATH": "/usr/bin:/bin"} | ({"LNP_SUPERVISOR_AS_KERNEL": kernel} if kernel else {})
+    denied = lan.lnp_run(["--deny", "--audit", str(audit.path)],
+                         [fixtures.escapes_static, "threaded", "connect", "10.77.0.2", "8080"], env=env)
+    assert calls(denied) == [DENIED], denied.stderr
+    allowed = lan.lnp_run(["--allow"], [fixtures.escapes_static, "threaded", "sendto", "10.77.0.2", "9999"], env=env)
+    assert calls(allowed) == [{"result": 7, "errno": None}], allowed.stderr
+    assert [r["by"] for r in audit.records()] == ["supervisor"]
+
+
+def test_an_unknown_kernel_to_behave_as_is_refused(lan, fixtures):
+    env = {"PATH": "/usr/bin:/bin", "LNP_SUPERVISOR_AS_KERNEL": "4.19"}
+    result = lan.lnp_run(["--deny"], [fixtures.escapes_static, "raw", "sendto", "127.0.0.1", "1"], env=env)
+    assert (result.returncode, result.stderr) == (125, "lnp-run: LNP_SUPERVISOR_AS_KERNEL takes 6.1 or 5.15, not '4.19'\n")
+
+
 def test_a_nested_run_cannot_widen_what_the_outer_denies(lan, build, fixtures, audit):
     capture = lan.capture(TO_PEER)
     result = lan.lnp_run(["--deny", "--audit", str(audit.path)],
