@@ -7,6 +7,16 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+int lnp_thread_capabilities(int thread, uint64_t *inheritable, uint64_t *permitted, uint64_t *effective) {
+    struct __user_cap_header_struct header = {.version = _LINUX_CAPABILITY_VERSION_3, .pid = thread};
+    struct __user_cap_data_struct data[2];
+    if (syscall(SYS_capget, &header, data) < 0) return -1;
+    *inheritable = (uint64_t)data[1].inheritable << 32 | data[0].inheritable;
+    *permitted = (uint64_t)data[1].permitted << 32 | data[0].permitted;
+    *effective = (uint64_t)data[1].effective << 32 | data[0].effective;
+    return 0;
+}
+
 int lnp_assume_credentials(const struct lnp_credentials *c) {
     // Keep the permitted capabilities across the change of uid, to set exactly the caller's.
     if (syscall(SYS_prctl, PR_SET_KEEPCAPS, 1, 0, 0, 0) < 0) return -1;

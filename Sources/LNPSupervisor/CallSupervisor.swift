@@ -62,7 +62,6 @@ public final class CallSupervisor {
             listener.fail(id, errno: ESRCH)
             return .answered
         }
-        defer { process.close() }
         // The pidfd names the thread that waits, not one that reused its number.
         guard listener.isValid(id) else { return .answered }
         guard isNative else {
@@ -81,14 +80,14 @@ public final class CallSupervisor {
         case .proceed: listener.proceed(id)
         case .fail(let error): listener.fail(id, errno: error)
         case .perform(var work, let socket):
-            if let privileged {
+            if let privileged, privileged.capabilitiesDiffer(from: notification.thread) {
                 // Read while the thread waits in the call: it cannot change them meanwhile.
                 guard let caller = CallerCredentials.of(thread: notification.thread) else {
                     close(socket)
                     listener.fail(id, errno: EPERM)
                     return .answered
                 }
-                if caller != privileged { work.credentials = caller }
+                work.credentials = caller
             }
             // What was read was read from the thread that still waits.
             guard listener.isValid(id) else {
@@ -114,7 +113,7 @@ public final class CallSupervisor {
 
     /// socket(AF_PACKET, …): its arguments are registers, which the kernel does not read again.
     private func packetSocket(_ process: NotifiedProcess, given: Answer?, outcome: SupervisorGate.Outcome) -> Prepared {
-        let gate = SupervisorGate(pid: process.pid, programFD: -1, policy: policy, given: given, outcome: outcome)
+        let gate = SupervisorGate(process: process, programFD: -1, policy: policy, given: given, outcome: outcome)
         let denial = gate.decide(.socket, fd: nil, transport: .packet, endpoint: nil, name: UnsafeBufferPointer(start: nil, count: 0), reason: .packetSocket)
         if denial == SupervisorGate.waitsForAnswer { return .ask(socket: nil) }
         return denial == 0 ? .proceed : .fail(denial)
@@ -142,7 +141,7 @@ public final class CallSupervisor {
             close(socket)
             return .proceed
         }
-        let gate = SupervisorGate(pid: process.pid, programFD: programFD, policy: policy, given: given, outcome: outcome)
+        let gate = SupervisorGate(process: process, programFD: programFD, policy: policy, given: given, outcome: outcome)
         let reader = CallReader(process: process, socket: socket, kind: kind, decisions: Decisions(gate: gate))
         let result: Result<PreparedCall, CallFailure>
         switch call {

@@ -38,6 +38,15 @@ struct CallerCredentials: Equatable {
     /// own calls are the caller's.
     var isPrivileged: Bool { effective != 0 || permitted != 0 || uid.contains(0) }
 
+    /// Whether thread `thread`'s capabilities differ from these: the network's privileges
+    /// are capabilities, so calls of a caller with the same ones are made as they are (one
+    /// capget, not /proc's status, on the path of every notified call).
+    func capabilitiesDiffer(from thread: Int32) -> Bool {
+        var inheritable: UInt64 = 0, permitted: UInt64 = 0, effective: UInt64 = 0
+        guard lnp_thread_capabilities(thread, &inheritable, &permitted, &effective) == 0 else { return true }
+        return (inheritable, permitted, effective) != (self.inheritable, self.permitted, self.effective)
+    }
+
     /// Takes these credentials in the calling thread (a worker's, which ends after the call).
     func assume() -> Bool {
         guard groups.count <= Int(LNP_CREDENTIAL_GROUPS) else { return false }

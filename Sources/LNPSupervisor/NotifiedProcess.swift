@@ -31,29 +31,39 @@ public struct KernelFeatures: Sendable {
 
 /// The process a notification came from, reached through a pidfd: its memory read by the
 /// thread's number, its descriptors taken with pidfd_getfd.
-struct NotifiedProcess {
-    /// The thread that made the call, and its thread group (the process's pid).
+final class NotifiedProcess {
+    /// The thread that made the call.
     let thread: Int32
-    let pid: Int32
     let pidfd: Int32
+    /// Its thread group (the process's pid), read from /proc only when something needs it (a
+    /// record, an ask): most allowed calls do not.
+    private(set) lazy var pid: Int32 = Self.threadGroup(of: thread) ?? thread
+
+    private init(thread: Int32, pid: Int32?, pidfd: Int32) {
+        self.thread = thread
+        self.pidfd = pidfd
+        if let pid { self.pid = pid }
+    }
+
+    deinit { Glibc.close(pidfd) }
 
     /// nil when the thread is gone. The caller checks the notification is still valid after
     /// this: until then, the numbers could name a process that reused them.
     static func open(thread: Int32, features: KernelFeatures) -> NotifiedProcess? {
-        // A thread's own pidfd reaches its own descriptor table (a thread may have unshared
-        // it); without PIDFD_THREAD, the group leader's.
+        // The thread is its process's first: a plain pidfd, and its number is the pid.
+        let leader = lnp_pidfd_open(thread, 0)
+        if leader >= 0 { return NotifiedProcess(thread: thread, pid: thread, pidfd: leader) }
+        // Another thread's own pidfd reaches its own descriptor table (a thread may have
+        // unshared it); without PIDFD_THREAD (before Linux 6.9), the process's.
         if features.threadPidfds {
             let fd = lnp_pidfd_open(thread, 1)
-            if fd >= 0, let pid = threadGroup(of: thread) { return NotifiedProcess(thread: thread, pid: pid, pidfd: fd) }
-            if fd >= 0 { Glibc.close(fd) }
+            if fd >= 0 { return NotifiedProcess(thread: thread, pid: nil, pidfd: fd) }
         }
         guard let pid = threadGroup(of: thread) else { return nil }
         let fd = lnp_pidfd_open(pid, 0)
         guard fd >= 0 else { return nil }
         return NotifiedProcess(thread: thread, pid: pid, pidfd: fd)
     }
-
-    func close() { _ = Glibc.close(pidfd) }
 
     /// `count` bytes at `address` of the process, all of them, or nil (the kernel would fail
     /// the call with EFAULT).

@@ -18,7 +18,8 @@ struct SupervisorGate: CallGate {
     /// Returned in place of an errno when the call must wait for an answer.
     static let waitsForAnswer: Int32 = -1
 
-    let pid: Int32
+    let process: NotifiedProcess
+    var pid: Int32 { process.pid }
     let programFD: Int32
     let policy: SupervisorPolicy
     /// The answer to use, when the call is decided again once the person has answered.
@@ -39,7 +40,7 @@ struct SupervisorGate: CallGate {
         _ operation: Operation, fd: Int32?, transport: Transport?, endpoint: SocketEndpoint?,
         name: UnsafeBufferPointer<UInt8>, reason: LocalReason
     ) -> Int32 {
-        guard let answer = given ?? policy.answer(for: pid) else {
+        guard let answer = given ?? policy.answer() else {
             outcome.ask = PendingAsk(pid: pid, operation: operation, transport: transport, endpoint: endpoint, reason: reason)
             return Self.waitsForAnswer
         }

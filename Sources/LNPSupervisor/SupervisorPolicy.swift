@@ -4,9 +4,9 @@ import LNPCoreHost
 /// and where its records go. The supervisor decides what an operation is (the core); the run
 /// decides whether it may (its settings, the person's answer).
 public protocol SupervisorPolicy: AnyObject {
-    /// The answer for process `pid`'s local operations now; nil while it is undetermined
-    /// (the person is asked: the call waits, `CallSupervisor.Outcome.asks`).
-    func answer(for pid: Int32) -> Answer?
+    /// The answer for the run's local operations now; nil while it is undetermined (the
+    /// person is asked: the call waits, `CallSupervisor.Outcome.asks`).
+    func answer() -> Answer?
     /// The errno a denied operation fails with.
     var deniedErrno: Int32 { get }
     /// What the records cover.

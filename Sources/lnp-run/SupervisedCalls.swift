@@ -9,7 +9,7 @@ import Glibc
 /// The run as the supervisor's policy: notified calls are decided by the same settings and
 /// the same person's answer as the preload's asks, and recorded by this run.
 extension RunLoop: SupervisorPolicy {
-    func answer(for pid: Int32) -> Answer? {
+    func answer() -> Answer? {
         let current = currentSettings
         let answer: Answer
         switch current.decision {

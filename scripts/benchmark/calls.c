@@ -5,6 +5,8 @@
 //   calls spread ADDRESS PORT COUNT DISTINCT
 //                                     COUNT sendto calls, cycling through DISTINCT addresses
 //                                     from ADDRESS on; prints the wall-clock ns per call
+//   calls timed-sendto|timed-cycle ADDRESS PORT COUNT
+//                                     as sendto and cycle, printing the wall-clock ns per call
 #include <arpa/inet.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,14 +15,24 @@
 #include <time.h>
 #include <unistd.h>
 
+static double nanoseconds(void) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return now.tv_sec * 1e9 + now.tv_nsec;
+}
+
 int main(int argc, char **argv) {
     if (argc != 5 && !(argc == 6 && strcmp(argv[1], "spread") == 0)) {
-        fprintf(stderr, "usage: calls sendto|cycle ADDRESS PORT COUNT, or calls spread ADDRESS PORT COUNT DISTINCT\n");
+        fprintf(stderr, "usage: calls [timed-]sendto|[timed-]cycle ADDRESS PORT COUNT, or calls spread ADDRESS PORT COUNT DISTINCT\n");
         return 2;
     }
     struct sockaddr_in address = {.sin_family = AF_INET, .sin_port = htons((unsigned short)atoi(argv[3]))};
     if (inet_pton(AF_INET, argv[2], &address.sin_addr) != 1) return 2;
     long count = atol(argv[4]);
+    const char *mode = argv[1];
+    int timed = strncmp(mode, "timed-", 6) == 0;
+    if (timed) mode += 6;
+    double start = nanoseconds();
     if (strcmp(argv[1], "spread") == 0) {
         long distinct = atol(argv[5]);
         unsigned first = ntohl(address.sin_addr.s_addr);
@@ -34,7 +46,7 @@ int main(int argc, char **argv) {
         clock_gettime(CLOCK_MONOTONIC, &end);
         printf("%.0f\n", ((end.tv_sec - start.tv_sec) * 1e9 + (end.tv_nsec - start.tv_nsec)) / count);
         close(fd);
-    } else if (strcmp(argv[1], "sendto") == 0) {
+    } else if (strcmp(mode, "sendto") == 0) {
         int fd = socket(AF_INET, SOCK_DGRAM, 0);
         for (long i = 0; i < count; i++) sendto(fd, "x", 1, 0, (struct sockaddr *)&address, sizeof address);
         close(fd);
@@ -45,5 +57,6 @@ int main(int argc, char **argv) {
             close(fd);
         }
     }
+    if (timed) printf("%.0f\n", (nanoseconds() - start) / count);
     return 0;
 }

@@ -16,6 +16,10 @@ struct lnp_credentials {
     uint64_t inheritable, permitted, effective;
 };
 
+/// The capability sets of thread `thread` (0: the calling one): one system call, where
+/// /proc's status is a page to render and read. 0, or -1 with errno.
+int lnp_thread_capabilities(int thread, uint64_t *inheritable, uint64_t *permitted, uint64_t *effective);
+
 /// Gives the calling thread — only it: raw system calls, not the C library's wrappers, which
 /// change every thread — these credentials. 0, or -1 with errno.
 int lnp_assume_credentials(const struct lnp_credentials *credentials);
