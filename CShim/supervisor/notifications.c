@@ -76,6 +76,11 @@ long lnp_write_process_memory(int pid, uint64_t address, const void *from, size_
     return process_vm_writev(pid, &local, 1, &remote, 1, 0);
 }
 
+int lnp_shares_descriptors(int pid, int thread) {
+    long same = syscall(SYS_kcmp, pid, thread, 2 /* KCMP_FILES */, 0, 0);
+    return same < 0 ? -1 : same == 0;
+}
+
 int lnp_signal_thread(int pid, int thread, int signal_number) {
     return (int)syscall(SYS_tgkill, pid, thread, signal_number);
 }

@@ -12,6 +12,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#ifndef SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV
+#define SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV (1UL << 5)
+#endif
+
 /// What the child says on the status pipe: its listener's number, or a failed step.
 struct child_message {
     int kind;  // 0: listener number in `value`; else the failed lnp_spawn_step, errno in `value`
@@ -40,7 +44,14 @@ static void take_terminal(const struct lnp_spawn_request *request, int status_pi
 static void install_filter(const struct lnp_spawn_request *request, int status_pipe, int go_pipe) {
     if (request->no_new_privs && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) fail(status_pipe, LNP_SPAWN_NO_NEW_PRIVS);
     struct sock_fprog program = {request->filter_length, (struct sock_filter *)request->filter};
-    long listener = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, &program);
+    // Once lnp-run has read a call, only a fatal signal ends the wait: a call lnp-run makes
+    // for the program must not be restarted (sent twice) or abandoned while it is made
+    // (Linux 5.19; older kernels refuse the flag and run without it).
+    long listener = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+                            SECCOMP_FILTER_FLAG_NEW_LISTENER | SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV, &program);
+    if (listener < 0 && errno == EINVAL) {
+        listener = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, &program);
+    }
     if (listener < 0) fail(status_pipe, LNP_SPAWN_FILTER);
     struct child_message message = {0, (int)listener};
     if (write(status_pipe, &message, sizeof message) != sizeof message) fail(status_pipe, LNP_SPAWN_LISTENER);

@@ -94,7 +94,8 @@ final class MessageCopy: @unchecked Sendable {
 
     static func read(_ process: NotifiedProcess, _ message: RawMessage) -> Result<MessageCopy, CallFailure> {
         var name: OwnedBytes? = nil
-        let nameLength = Int32(bitPattern: message.nameLength)
+        // No name: its length is not read (the kernel takes it as 0).
+        let nameLength = message.name == 0 ? 0 : Int32(bitPattern: message.nameLength)
         guard nameLength >= 0 else { return .failure(CallFailure(errno: EINVAL)) }
         if message.name != 0 && nameLength > 0 {
             guard let bytes = process.read(message.name, count: min(Int(nameLength), CopyLimits.address)) else {

@@ -22,6 +22,15 @@ struct PreparedCall: @unchecked Sendable {
     /// The caller's credentials, when they are not lnp-run's: the call is made on a worker
     /// thread that takes them first.
     var credentials: CallerCredentials? = nil
+    /// Raises SIGPIPE in the caller's thread, for a send on a broken stream without
+    /// MSG_NOSIGNAL: after the answer, so that the signal cannot interrupt the call's wait.
+    var brokenPipe: (() -> Void)? = nil
+
+    init(blocking: Blocking, brokenPipe: (() -> Void)? = nil, work: @escaping (_ dontWait: Bool) -> Int) {
+        self.blocking = blocking
+        self.brokenPipe = brokenPipe
+        self.work = work
+    }
 }
 
 /// Makes prepared calls and answers the kernel with their results; closes the taken socket.
@@ -31,43 +40,72 @@ struct CallPerformer: Sendable {
     func perform(_ call: PreparedCall, id: UInt64, socket: Int32) {
         if let credentials = call.credentials {
             // Taken by a thread that ends with the call: lnp-run's own rights are never lent.
-            return WorkerThread.start {
-                finish(credentials.assume() ? call.work(false) : -Int(EPERM), id: id, socket: socket)
+            return onWorker(call, id: id, socket: socket) {
+                credentials.assume() ? call.work(false) : -Int(EPERM)
             }
         }
         switch call.blocking {
         case .never:
-            finish(call.work(false), id: id, socket: socket)
+            // Without waiting, whatever the socket's flags say by now: lnp-run's loop never blocks.
+            finish(call, call.work(true), id: id, socket: socket)
         case .rarely:
             let result = call.work(true)
             if result == -Int(EAGAIN) || result == -Int(EWOULDBLOCK) {
-                WorkerThread.start { finish(call.work(false), id: id, socket: socket) }
+                onWorker(call, id: id, socket: socket) { call.work(false) }
             } else {
-                finish(result, id: id, socket: socket)
+                finish(call, result, id: id, socket: socket)
             }
         case .may:
-            WorkerThread.start { finish(call.work(false), id: id, socket: socket) }
+            onWorker(call, id: id, socket: socket) { call.work(false) }
         }
     }
 
-    private func finish(_ result: Int, id: UInt64, socket: Int32) {
+    private func onWorker(_ call: PreparedCall, id: UInt64, socket: Int32, _ work: @escaping () -> Int) {
+        // Each worker holds a thread, a descriptor and the call's copies: bounded.
+        guard WorkerThread.start({ finish(call, work(), id: id, socket: socket) }) else {
+            return finish(call, -Int(ENOBUFS), id: id, socket: socket)
+        }
+    }
+
+    private func finish(_ call: PreparedCall, _ result: Int, id: UInt64, socket: Int32) {
         close(socket)
         listener.reply(id, result: result)
+        if result == -Int(EPIPE) { call.brokenPipe?() }
     }
 
     /// A system call's result as `work` returns it.
     static func result(_ value: Int) -> Int { value < 0 ? -Int(errno) : value }
 }
 
-/// A detached thread for one blocking call.
+/// A detached thread for one blocking call; at most `limit` at once.
 enum WorkerThread {
+    static let limit = 128
+    nonisolated(unsafe) private static let running = UnsafeMutablePointer<Int>.allocate(capacity: 1)
+    nonisolated(unsafe) private static let lock: UnsafeMutablePointer<pthread_mutex_t> = {
+        let lock = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+        pthread_mutex_init(lock, nil)
+        running.initialize(to: 0)
+        return lock
+    }()
+
     private final class Job {
         let body: () -> Void
         init(_ body: @escaping () -> Void) { self.body = body }
     }
 
-    static func start(_ body: @escaping () -> Void) {
-        let job = Unmanaged.passRetained(Job(body)).toOpaque()
+    /// Whether `by` changed the count within the limit.
+    private static func count(_ by: Int) -> Bool {
+        pthread_mutex_lock(lock)
+        defer { pthread_mutex_unlock(lock) }
+        if by > 0 && running.pointee >= limit { return false }
+        running.pointee += by
+        return true
+    }
+
+    /// false when `limit` workers are running already.
+    static func start(_ body: @escaping () -> Void) -> Bool {
+        guard count(1) else { return false }
+        let job = Unmanaged.passRetained(Job { body(); _ = count(-1) }).toOpaque()
         var attributes = pthread_attr_t()
         pthread_attr_init(&attributes)
         defer { pthread_attr_destroy(&attributes) }
@@ -80,9 +118,10 @@ enum WorkerThread {
             return nil
         }, job)
         if started != 0 {
-            // No thread to be had: made here, which holds up the others but loses nothing.
-            let job = Unmanaged<Job>.fromOpaque(job).takeRetainedValue()
-            job.body()
+            Unmanaged<Job>.fromOpaque(job).release()
+            _ = count(-1)
+            return false
         }
+        return true
     }
 }

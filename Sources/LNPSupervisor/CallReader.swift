@@ -32,8 +32,9 @@ struct CallReader {
         AddressCopy.read(process, at: call.argument(1), length: call.argument(2)).flatMap { address in
             Self.check(decisions.connect(socket, address?.bytes.base, address?.length ?? 0)).map {
                 let socket = self.socket
-                // A connect on a blocking stream socket waits for the peer; any other returns at once.
-                return PreparedCall(blocking: !isNonBlocking && isStream ? .may : .never) { _ in
+                // A stream connect goes to a worker whatever the socket's flags: another thread
+                // of the program may clear O_NONBLOCK meanwhile, and lnp-run's loop must not wait.
+                return PreparedCall(blocking: isStream ? .may : .never) { _ in
                     CallPerformer.result(Int(Glibc.connect(socket, address?.bytes.base.assumingMemoryBound(to: sockaddr.self), address?.length ?? 0)))
                 }
             }
@@ -51,11 +52,11 @@ struct CallReader {
                 Self.check(decisions.send(socket, address?.bytes.base, address?.length ?? 0, flags, operation: .sendto))
             }.map {
                 let socket = self.socket
-                return PreparedCall(blocking: blocking(flags: flags)) { dontWait in
+                return PreparedCall(blocking: blocking(flags: flags), brokenPipe: brokenPipe(flags: flags)) { dontWait in
                     let result = Glibc.sendto(
                         socket, data.base, data.count, Self.ownFlags(flags, dontWait: dontWait),
                         address?.bytes.base.assumingMemoryBound(to: sockaddr.self), address?.length ?? 0)
-                    return signalBrokenPipe(CallPerformer.result(result), flags: flags)
+                    return CallPerformer.result(result)
                 }
             }
         }
@@ -67,9 +68,9 @@ struct CallReader {
         return MessageCopy.read(process, at: call.argument(1)).flatMap { message in
             decide(message, flags: flags, operation: .sendmsg).map {
                 let socket = self.socket
-                return PreparedCall(blocking: blocking(flags: flags)) { dontWait in
+                return PreparedCall(blocking: blocking(flags: flags), brokenPipe: brokenPipe(flags: flags)) { dontWait in
                     let result = Glibc.sendmsg(socket, message.header, Self.ownFlags(flags, dontWait: dontWait))
-                    return signalBrokenPipe(CallPerformer.result(result), flags: flags)
+                    return CallPerformer.result(result)
                 }
             }
         }
@@ -95,11 +96,11 @@ struct CallReader {
             if messages.count <= index { break }
         }
         let socket = self.socket
-        return .success(PreparedCall(blocking: blocking(flags: flags)) { dontWait in
+        return .success(PreparedCall(blocking: blocking(flags: flags), brokenPipe: brokenPipe(flags: flags)) { dontWait in
             var sent = 0
             for (index, message) in messages.enumerated() {
                 let result = Glibc.sendmsg(socket, message.header, Self.ownFlags(flags, dontWait: dontWait))
-                if result < 0 { return sent > 0 ? sent : signalBrokenPipe(-Int(errno), flags: flags) }
+                if result < 0 { return sent > 0 ? sent : -Int(errno) }
                 let entry = vector &+ UInt64(index * RawBatchEntry.size + RawBatchEntry.sentLengthOffset)
                 process.write(withUnsafeBytes(of: UInt32(truncatingIfNeeded: result)) { Array($0) }, to: entry)
                 sent += 1
@@ -153,15 +154,17 @@ struct CallReader {
         return Self.check(decisions.headerDestination(socket, kind, header: header, operation: operation))
     }
 
-    /// The flags lnp-run sends with: the program's, never raising SIGPIPE in lnp-run.
+    /// The flags lnp-run sends with: the program's, never raising SIGPIPE in lnp-run, and
+    /// never MSG_ZEROCOPY (the kernel would read lnp-run's copy after it is freed).
     private static func ownFlags(_ flags: Int32, dontWait: Bool) -> Int32 {
-        flags | Int32(MSG_NOSIGNAL) | (dontWait ? Int32(MSG_DONTWAIT) : 0)
+        flags & ~Int32(MSG_ZEROCOPY) | Int32(MSG_NOSIGNAL) | (dontWait ? Int32(MSG_DONTWAIT) : 0)
     }
 
     /// A send on a broken stream raises SIGPIPE in the sending thread unless it said
     /// MSG_NOSIGNAL: the program's thread gets it, as from its own call.
-    private func signalBrokenPipe(_ result: Int, flags: Int32) -> Int {
-        if result == -Int(EPIPE) && flags & Int32(MSG_NOSIGNAL) == 0 { process.signalThread(SIGPIPE) }
-        return result
+    private func brokenPipe(flags: Int32) -> (() -> Void)? {
+        guard flags & Int32(MSG_NOSIGNAL) == 0 else { return nil }
+        let process = self.process
+        return { process.signalThread(SIGPIPE) }
     }
 }

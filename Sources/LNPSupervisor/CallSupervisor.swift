@@ -126,6 +126,10 @@ public final class CallSupervisor {
         outcome: SupervisorGate.Outcome
     ) -> Prepared {
         let programFD = notification.int32(0)
+        guard process.reachesDescriptors else {
+            cannotRead(process, "it has a descriptor table of its own, which this kernel gives lnp-run no way to reach")
+            return .fail(policy.deniedErrno)
+        }
         let socket: Int32
         switch process.take(programFD) {
         case .success(let taken): socket = taken
@@ -134,7 +138,7 @@ public final class CallSupervisor {
         case .failure(let failure):
             // A process closed to lnp-run (non-dumpable, to an unprivileged supervisor): its
             // calls cannot be decided, so they are denied — never let through unread.
-            cannotRead(process, failure.errno)
+            cannotRead(process, "\(String(cString: strerror(failure.errno))): a non-dumpable process is closed to an unprivileged supervisor")
             return .fail(policy.deniedErrno)
         }
         guard let kind = SocketKind.of(socket), kind.domain == AF_INET || kind.domain == AF_INET6 else {
@@ -170,10 +174,9 @@ public final class CallSupervisor {
             + "programs' calls, and this one is a 32-bit or x32 program")
     }
 
-    private func cannotRead(_ process: NotifiedProcess, _ error: Int32) {
+    private func cannotRead(_ process: NotifiedProcess, _ why: String) {
         guard named.first(process.pid) else { return }
-        policy.note(process: process.pid, "cannot read it (\(String(cString: strerror(error))): a non-dumpable "
-            + "process is closed to an unprivileged supervisor); its socket calls are denied")
+        policy.note(process: process.pid, "cannot read it (\(why)); its socket calls are denied")
     }
 }
 

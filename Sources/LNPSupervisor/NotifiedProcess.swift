@@ -38,10 +38,15 @@ final class NotifiedProcess {
     /// Its thread group (the process's pid), read from /proc only when something needs it (a
     /// record, an ask): most allowed calls do not.
     private(set) lazy var pid: Int32 = Self.threadGroup(of: thread) ?? thread
+    /// Whether the pidfd reaches the thread's own descriptor table: false for a thread that
+    /// unshared it, reached through its process's pidfd (before Linux 6.9) — its calls cannot
+    /// be read, and are denied.
+    let reachesDescriptors: Bool
 
-    private init(thread: Int32, pid: Int32?, pidfd: Int32) {
+    private init(thread: Int32, pid: Int32?, pidfd: Int32, reachesDescriptors: Bool = true) {
         self.thread = thread
         self.pidfd = pidfd
+        self.reachesDescriptors = reachesDescriptors
         if let pid { self.pid = pid }
     }
 
@@ -62,7 +67,7 @@ final class NotifiedProcess {
         guard let pid = threadGroup(of: thread) else { return nil }
         let fd = lnp_pidfd_open(pid, 0)
         guard fd >= 0 else { return nil }
-        return NotifiedProcess(thread: thread, pid: pid, pidfd: fd)
+        return NotifiedProcess(thread: thread, pid: pid, pidfd: fd, reachesDescriptors: lnp_shares_descriptors(pid, thread) == 1)
     }
 
     /// `count` bytes at `address` of the process, all of them, or nil (the kernel would fail

@@ -132,6 +132,8 @@ struct LNPRun: ParsableCommand {
         case .failure(.notFound(let what)): throw Failure("\(what): command not found", status: ExitStatus.notFound)
         case .failure(.notExecutable(let what)): throw Failure("\(what): not an executable file", status: ExitStatus.notExecutable)
         }
+        // From here on, the keeper (RunKeeper): the process the shell waits for only waits.
+        let statusChannel = try RunKeeper.split(signals: signals)
         guard let preload = PreloadLocator.locate() else {
             throw Failure("cannot find \(PreloadLocator.fileName) beside lnp-run or in ../lib/lnp/")
         }
@@ -220,10 +222,14 @@ struct LNPRun: ParsableCommand {
             loop.supervise(NotificationListener(fd: listener), features: supervision.features)
         }
         let status = loop.run()
+        records.flush()
+        RunReport(records: records, program: program, observability: observability, summary: summary).lines.forEach(Diagnostics.summary)
+        statusChannel.send(status)
+        // The shell has the program's status; what the program left running stays supervised.
+        loop.serveRemainingTree()
         records.finish()
         server.stop()
-        RunReport(records: records, program: program, observability: observability, summary: summary).lines.forEach(Diagnostics.summary)
-        Spawn.exit(mirroring: status)
+        Glibc.exit(0)
     }
 }
 

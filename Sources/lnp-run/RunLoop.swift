@@ -32,7 +32,9 @@ final class RunLoop {
     /// The enclosing lnp-run, when what this run would allow is asked there too.
     let upstream: pid_t?
     /// The program's own terminal, when this run may ask (`TerminalRelay`).
-    private let relay: TerminalRelay?
+    private var relay: TerminalRelay?
+    /// Whether any process of the tree is left (lnp-run's children: the subreaper's orphans).
+    private var childrenLeft = true
     private(set) var state = AskingState()
     private var terminal: Terminal?
     /// Reads the answer to the question up (a new one, with its code, for each question).
@@ -80,6 +82,19 @@ final class RunLoop {
         self.relay = relay
     }
 
+    /// After the program ended: whatever it left running is answered and supervised until
+    /// the last process has exited. No one is asked any more (the shell has the terminal):
+    /// an undetermined operation is denied, as with no terminal.
+    func serveRemainingTree() {
+        programEnded = true
+        if asking != nil, state.phase == .undetermined || state.phase == .prompting { state.refuse(.noTerminal) }
+        var status: Int32 = 0
+        if waitpid(-1, &status, WNOHANG) < 0 && errno == ECHILD && (supervisor == nil || treeGone) { return }
+        _ = run()
+    }
+
+    private var programEnded = false
+
     /// Runs until the program ends; returns its wait status.
     func run() -> Int32 {
         while true {
@@ -107,8 +122,10 @@ final class RunLoop {
                 takeRecords()  // those sent just before the program ended
                 finishAsking()
                 relay?.finish()
+                relay = nil
                 return status
             }
+            if programEnded && !childrenLeft && (supervisor == nil || treeGone) { return 0 }
             acceptRequests()
             readArrivingRequests()
             readUpstreamAnswers()
@@ -139,10 +156,11 @@ final class RunLoop {
         while true {
             var status: Int32 = 0
             let pid = waitpid(-1, &status, WNOHANG)
+            if pid < 0 && errno == ECHILD { childrenLeft = false }
             if pid <= 0 { break }
             if pid == child { ended = status }
         }
-        return ended
+        return programEnded ? nil : ended
     }
 
     /// Until the prompt's deadline, or the first arriving connection's.

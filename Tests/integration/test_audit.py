@@ -72,7 +72,8 @@ def test_without_audit_nothing_is_written(lan, fixtures, workdir):
     lines = trace.read_text().splitlines()
     assert any('"/dev/null", O_RDONLY' in line for line in lines), "the probe's own open should be in the trace"
     opens = [line for line in lines if "O_WRONLY" in line or "O_RDWR" in line or "creat(" in line]
-    assert opens == []
+    # lnp-run's keeper lets go of the standard streams once the program has ended (RunKeeper).
+    assert [line for line in opens if '"/dev/null", O_RDWR' not in line] == []
 
 
 def test_unwritable_audit_file_stops_lnp_run_before_the_program_runs(lan, fixtures, workdir):

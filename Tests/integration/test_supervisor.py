@@ -209,3 +209,75 @@ def test_typing_into_the_terminal_is_refused(lan, fixtures):
     # On a terminal: the kernel would take it (it is the program's own); the filter refuses.
     script = lan.client(["script", "-qec", f"{lan.build.lnp_run} --allow -- {fixtures.escapes_static} tiocsti", "/dev/null"])
     assert '"errno":"EPERM"' in script.stdout, script.stdout
+
+
+@pytest.mark.parametrize("kind", ["static", "dynamic"])
+def test_a_daemon_that_outlives_the_program_stays_gated(lan, fixtures, audit, workdir, kind):
+    """lnp-run returns the program's status at once; what the program left running is still
+    supervised (its calls would otherwise fail with ENOSYS) and recorded."""
+    out = workdir / f"daemon-{kind}.out"
+    out.unlink(missing_ok=True)
+    client = fixtures.escapes_static if kind == "static" else fixtures.escapes
+    script = f"({{ sleep 1; {client} raw connect 10.77.0.2 8080; }} > {out} 2>&1 < /dev/null &) ; exit 7"
+    capture = lan.capture(TO_PEER)
+    result = lan.lnp_run(["--deny", "--audit", str(audit.path)], ["sh", "-c", script])
+    assert result.returncode == 7, result.stderr
+    assert not out.exists() or out.read_text() == "", "lnp-run waited for the daemon"
+    deadline = time.time() + 10
+    while (not out.exists() or not out.read_text()) and time.time() < deadline:
+        time.sleep(0.05)
+    assert calls(type("R", (), {"stdout": out.read_text()})) == [DENIED]
+    assert capture.packets() == []
+    time.sleep(0.3)
+    assert [(r["by"], r["decision"]) for r in audit.records()] == [("supervisor", "deny")]
+
+
+def test_a_daemon_of_an_allowed_program_keeps_working(lan, fixtures, workdir):
+    out = workdir / "daemon-allowed.out"
+    out.unlink(missing_ok=True)
+    script = f"({{ sleep 1; {fixtures.escapes_static} raw connect 10.77.0.2 8080; }} > {out} 2>&1 < /dev/null &) ; exit 0"
+    result = lan.lnp_run(["--allow"], ["sh", "-c", script])
+    assert result.returncode == 0, result.stderr
+    deadline = time.time() + 10
+    while (not out.exists() or not out.read_text()) and time.time() < deadline:
+        time.sleep(0.05)
+    assert '"result":0' in out.read_text()
+
+
+def test_a_thread_with_its_own_descriptors_is_denied_on_older_kernels(lan, fixtures):
+    """Before Linux 6.9 lnp-run reaches a thread through its process, whose descriptor table
+    a thread may have left (unshare): such a call cannot be read, so it is denied."""
+    env = {"PATH": "/usr/bin:/bin", "LNP_SUPERVISOR_AS_KERNEL": "6.1"}
+    capture = lan.capture(TO_PEER)
+    result = lan.lnp_run(["--deny"], [fixtures.escapes_static, "unshared", "10.77.0.2", "9999"], env=env)
+    assert calls(result) == [DENIED], result.stderr
+    assert "descriptor table of its own" in result.stderr
+    assert capture.packets() == []
+    # With thread pidfds, the thread's own table is read, and the call decided as any other.
+    allowed = lan.lnp_run(["--allow"], [fixtures.escapes_static, "unshared", "10.77.0.2", "9999"])
+    assert calls(allowed) == [{"result": 7, "errno": None}], allowed.stderr
+
+
+def test_a_send_interrupted_by_signals_arrives_once(lan, fixtures, workdir):
+    """A timer interrupts the sending thread every millisecond: lnp-run's call for it is never
+    made twice nor abandoned halfway, so the peer receives each byte exactly once."""
+    received = workdir / "interrupted.log"
+    received.unlink(missing_ok=True)
+    sink = lan.peer(["python3", "-c", (
+        "import socket,sys\n"
+        "s=socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1); s.bind(('10.77.0.2', 7002)); s.listen()\n"
+        "open(sys.argv[1],'w').write('ready')\n"
+        "c,_=s.accept(); n=0\n"
+        "while True:\n"
+        "    d=c.recv(65536)\n"
+        "    if not d: break\n"
+        "    n+=len(d)\n"
+        "open(sys.argv[1],'w').write(str(n))\n"), str(received)], background=True)
+    deadline = time.time() + 10
+    while (not received.exists() or received.read_text() != "ready") and time.time() < deadline:
+        time.sleep(0.05)
+    size = 16 << 20
+    result = lan.lnp_run(["--allow"], [fixtures.escapes_static, "interrupted", "10.77.0.2", "7002", str(size)])
+    assert calls(result) == [{"result": 0, "errno": None}, {"result": size, "errno": None}], result.stderr
+    sink.wait(20)
+    assert received.read_text() == str(size)

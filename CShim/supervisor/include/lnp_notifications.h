@@ -37,6 +37,9 @@ int lnp_pidfd_getfd(int pidfd, int number);
 long lnp_read_process_memory(int pid, uint64_t address, void *into, size_t length);
 /// Writes `length` bytes to `address` of process `pid`.
 long lnp_write_process_memory(int pid, uint64_t address, const void *from, size_t length);
+/// Whether thread `thread` uses process `pid`'s descriptor table (kcmp KCMP_FILES): a thread
+/// may have unshared it. 1, 0, or -1 when the kernel cannot tell.
+int lnp_shares_descriptors(int pid, int thread);
 /// Sends thread `thread` of process `pid` a signal (tgkill: only that thread of that process).
 int lnp_signal_thread(int pid, int thread, int signal_number);
 /// The inode of the network namespace `socket` belongs to (SIOCGSKNS), or 0.
