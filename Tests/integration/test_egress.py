@@ -12,7 +12,8 @@ from conftest import FIXTURES, json_lines
 EGRESS = FIXTURES / "egress.py"
 # 198.51.100.7 is routed through tun0 (a VPN, not local); with no default route, a socket
 # that forces c0 sends there straight onto the LAN, where the peer holds that address.
-FORCED = ["bindtodevice", "bindtoifindex", "unicast-if", "pktinfo", "connect-bound", "bind-after-connect"]
+FORCED = ["bindtodevice", "bindtoifindex", "unicast-if", "pktinfo", "pktinfo-last", "connect-bound",
+          "bind-after-connect"]
 
 
 def egress(lan, form, address, port, *, options=None, interface="c0"):

@@ -168,29 +168,31 @@ static inline uint32_t lnp_name_server_length(const struct lnp_name_servers *ser
 enum { LNP_IP_PKTINFO = 8, LNP_IPV6_PKTINFO = 50 };  // <netinet/in.h>, the same on every Linux
 
 /// The output interface a message's control messages force (an IP_PKTINFO or IPV6_PKTINFO
-/// with an interface index), or 0. Walks the control messages as CMSG_NXTHDR does, within
+/// with an interface index), or 0, as the kernel reads them: for IPv4 the last IP_PKTINFO
+/// wins (an index of 0 clears the ones before); for IPv6 the first index given stays (a
+/// different one later is refused). Walks the control messages as CMSG_NXTHDR does, within
 /// msg_controllen.
 static inline uint32_t lnp_control_interface(const struct msghdr *header) {
     const unsigned char *control = (const unsigned char *)header->msg_control;
     size_t length = header->msg_controllen;
     if (!lnp_is_plausible(control)) return 0;
     size_t offset = 0;
+    int32_t v4 = 0, v6 = 0;
     while (offset + sizeof(struct cmsghdr) <= length) {
         struct cmsghdr message;
         __builtin_memcpy(&message, control + offset, sizeof message);
         if (message.cmsg_len < sizeof(struct cmsghdr) || message.cmsg_len > length - offset) return 0;
         const unsigned char *data = control + offset + CMSG_LEN(0);
-        int32_t index = 0;
         if (message.cmsg_level == IPPROTO_IP && message.cmsg_type == LNP_IP_PKTINFO && message.cmsg_len >= CMSG_LEN(12)) {
-            __builtin_memcpy(&index, data, 4);  // struct in_pktinfo: the index first
+            __builtin_memcpy(&v4, data, 4);  // struct in_pktinfo: the index first
         } else if (message.cmsg_level == IPPROTO_IPV6 && message.cmsg_type == LNP_IPV6_PKTINFO &&
-                   message.cmsg_len >= CMSG_LEN(20)) {
-            __builtin_memcpy(&index, data + 16, 4);  // struct in6_pktinfo: the address, then the index
+                   message.cmsg_len >= CMSG_LEN(20) && v6 <= 0) {
+            __builtin_memcpy(&v6, data + 16, 4);  // struct in6_pktinfo: the address, then the index
         }
-        if (index > 0) return (uint32_t)index;
         offset += CMSG_ALIGN(message.cmsg_len);
     }
-    return 0;
+    if (v4 > 0) return (uint32_t)v4;
+    return v6 > 0 ? (uint32_t)v6 : 0;
 }
 
 enum { LNP_PACKET_HEADER_CAPACITY = 60, LNP_PACKET_PIECES = 16 };
