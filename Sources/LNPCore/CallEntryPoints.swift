@@ -28,12 +28,15 @@ public func lnpCoreFinish() {
     AuditLog.reportLost()
 }
 
-/// socket: a packet socket talks to the link directly, so opening one is the operation; a
-/// raw IP socket is noted (it may write its own IP header). Every other kind passes at once.
+/// socket: a packet socket (AF_PACKET, AF_XDP, or the old SOCK_PACKET) talks to the link
+/// directly, so opening one is the operation; a raw IP socket is noted (it may write its own
+/// IP header). Every other kind passes at once.
 @_cdecl("lnp_socket")
 public func lnpSocket(_ domain: Int32, _ type: Int32, _ proto: Int32) -> Int {
     let kind = type & Int32(LNP_SOCK_TYPE_MASK)
-    if domain != Int32(LNP_AF_PACKET) && kind != Int32(LNP_SOCK_RAW) && kind != Int32(LNP_SOCK_PACKET) {
+    if domain != Int32(LNP_AF_PACKET) && domain != Int32(LNP_AF_XDP) && kind != Int32(LNP_SOCK_RAW)
+        && kind != Int32(LNP_SOCK_PACKET)
+    {
         return lnp_call_socket(domain, type, proto)
     }
     return socketSlowPath(domain, type, proto)
@@ -42,7 +45,9 @@ public func lnpSocket(_ domain: Int32, _ type: Int32, _ proto: Int32) -> Int {
 @inline(never)
 func socketSlowPath(_ domain: Int32, _ type: Int32, _ proto: Int32) -> Int {
     let kind = type & Int32(LNP_SOCK_TYPE_MASK)
-    if domain == Int32(LNP_AF_PACKET) || (domain == Int32(LNP_AF_INET) && kind == Int32(LNP_SOCK_PACKET)) {
+    if domain == Int32(LNP_AF_PACKET) || domain == Int32(LNP_AF_XDP)
+        || (domain == Int32(LNP_AF_INET) && kind == Int32(LNP_SOCK_PACKET))
+    {
         let denial = ProcessGate().decide(.socket, fd: nil, transport: .packet, endpoint: nil, reason: .packetSocket)
         if denial != 0 { return lnp_fail(denial) }
     } else if kind == Int32(LNP_SOCK_RAW) && (domain == Int32(LNP_AF_INET) || domain == Int32(LNP_AF_INET6)) {

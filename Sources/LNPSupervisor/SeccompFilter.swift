@@ -83,6 +83,7 @@ public enum SeccompFilter {
         case .notifyPacketSocket:
             a.load(argumentLow(0))
             a.jumpIf(equal: UInt32(LNP_AF_PACKET), then: passes, else: nil)
+            a.jumpIf(equal: UInt32(LNP_AF_XDP), then: passes, else: nil)  // frames straight to a device's queue
             a.jumpIf(equal: UInt32(LNP_AF_INET), then: nil, else: allow)  // AF_INET with SOCK_PACKET is one too
             a.load(argumentLow(1))
             a.and(UInt32(LNP_SOCK_TYPE_MASK))

@@ -85,6 +85,7 @@ struct SeccompFilterTests {
         #expect(Self.run(supervised, Call(number: number(.socket), arguments: [2, 2, 0, 0, 0, 0])) == LNP_RET_ALLOW)
         #expect(Self.run(supervised, Call(number: number(.socket), arguments: [1, 1, 0, 0, 0, 0])) == LNP_RET_ALLOW)
         #expect(Self.run(supervised, Call(number: number(.socket), arguments: [17, 3, 0, 0, 0, 0])) == LNP_RET_NOTIFY)
+        #expect(Self.run(supervised, Call(number: number(.socket), arguments: [44, 3, 0, 0, 0, 0])) == LNP_RET_NOTIFY)  // AF_XDP
         #expect(Self.run(supervised, Call(number: number(.socket), arguments: [2, 10 | 0x80000, 0, 0, 0, 0])) == LNP_RET_NOTIFY)
     }
 

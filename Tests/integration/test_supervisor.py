@@ -97,12 +97,16 @@ def test_io_uring_works_without_the_supervisor(lan, fixtures):
     assert calls(result)[0]["errno"] is None
 
 
-def test_a_packet_socket_is_a_local_operation(lan, fixtures, audit):
-    result = lan.lnp_run(["--deny", "--audit", str(audit.path)], [fixtures.escapes_static, "packet"])
+@pytest.mark.parametrize("kind, family", [("static", "packet"), ("static", "xdp"), ("dynamic", "xdp")])
+def test_a_packet_socket_is_a_local_operation(lan, fixtures, audit, kind, family):
+    """AF_PACKET and AF_XDP sockets send frames onto the link itself."""
+    program = [escapes(fixtures, kind), "packet", family]
+    result = lan.lnp_run(["--deny", "--audit", str(audit.path)], program)
     assert calls(result) == [DENIED]
     [record] = audit.records()
-    assert (record["op"], record["transport"], record["by"]) == ("socket", "packet", "supervisor")
-    allowed = lan.lnp_run(["--allow"], [fixtures.escapes_static, "packet"])
+    assert (record["op"], record["transport"]) == ("socket", "packet")
+    assert record["by"] == ("supervisor" if kind == "static" else "preload")
+    allowed = lan.lnp_run(["--allow"], program)
     assert calls(allowed) == [{"result": 0, "errno": None}]
 
 
