@@ -64,7 +64,7 @@ let package = Package(
         .target(name: "LNPSupervisorSys", path: "CShim/supervisor"),
         // Swift: the seccomp supervisor — the filter, and the calls it is notified of, decided
         // by the same core as the preload's.
-        .target(name: "LNPSupervisor", dependencies: ["LNPCoreHost", "LNPSys", "LNPSupervisorSys"], path: "Sources/LNPSupervisor"),
+        .target(name: "LNPSupervisor", dependencies: ["LNPCoreHost", "LNPSys", "LNPSupervisorSys", "LNPTools"], path: "Sources/LNPSupervisor"),
         .systemLibrary(
             name: "CLibcap", path: "Sources/CLibcap", pkgConfig: "libcap",
             providers: [.apt(["libcap-dev"])]),

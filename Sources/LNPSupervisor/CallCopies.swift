@@ -8,15 +8,10 @@ final class OwnedBytes: @unchecked Sendable {
     let base: UnsafeMutableRawPointer
     let count: Int
 
+    /// Filled by the reader (`NotifiedProcess.read`), never read before.
     init(count: Int) {
         self.count = count
         base = .allocate(byteCount: max(count, 1), alignment: 16)
-        base.initializeMemory(as: UInt8.self, repeating: 0, count: max(count, 1))
-    }
-
-    convenience init(_ bytes: [UInt8]) {
-        self.init(count: bytes.count)
-        bytes.withUnsafeBytes { base.copyMemory(from: $0.baseAddress!, byteCount: bytes.count) }
     }
 
     deinit { base.deallocate() }
@@ -38,25 +33,25 @@ enum CopyLimits {
     static let option = 512
 }
 
-/// A socket address read from the program, as the kernel reads one for connect, bind and
-/// sendto.
-struct AddressCopy {
+/// A socket address a notified call points to, read as the kernel reads one for connect,
+/// bind and sendto.
+struct NotifiedAddress {
     let bytes: OwnedBytes
     var length: UInt32 { UInt32(bytes.count) }
 
     /// EINVAL for a length the kernel refuses, EFAULT for memory it cannot read.
-    static func read(_ process: NotifiedProcess, at address: UInt64, length: UInt64) -> Result<AddressCopy?, CallFailure> {
+    static func read(_ process: NotifiedProcess, at address: UInt64, length: UInt64) -> Result<NotifiedAddress?, CallFailure> {
         let count = Int32(truncatingIfNeeded: length)
         guard count >= 0, count <= Int32(CopyLimits.address) else { return .failure(CallFailure(errno: EINVAL)) }
         if count == 0 { return .success(nil) }
         guard let bytes = process.read(address, count: Int(count)) else { return .failure(CallFailure(errno: EFAULT)) }
-        return .success(AddressCopy(bytes: OwnedBytes(bytes)))
+        return .success(NotifiedAddress(bytes: bytes))
     }
 }
 
-/// A `struct msghdr` and all it points to, copied: the name, the data gathered into one
-/// buffer, the control messages; `header` points to those copies.
-final class MessageCopy: @unchecked Sendable {
+/// A `struct msghdr` a notified call points to, and all it points to, copied: the name, the
+/// data gathered into one buffer, the control messages; `header` points to those copies.
+final class NotifiedMessage: @unchecked Sendable {
     let name: OwnedBytes?
     let data: OwnedBytes
     let control: OwnedBytes?
@@ -86,48 +81,62 @@ final class MessageCopy: @unchecked Sendable {
     }
 
     /// Reads the message at `address`, with the kernel's errors for what it would refuse.
-    static func read(_ process: NotifiedProcess, at address: UInt64) -> Result<MessageCopy, CallFailure> {
-        guard let raw = process.read(address, count: MemoryLayout<msghdr>.size) else { return .failure(CallFailure(errno: EFAULT)) }
-        let message = raw.withUnsafeBytes { $0.loadUnaligned(as: RawMessage.self) }
+    static func read(_ process: NotifiedProcess, at address: UInt64) -> Result<NotifiedMessage, CallFailure> {
+        guard let message = process.read(address, as: RawMessage.self) else { return .failure(CallFailure(errno: EFAULT)) }
         return read(process, message)
     }
 
-    static func read(_ process: NotifiedProcess, _ message: RawMessage) -> Result<MessageCopy, CallFailure> {
+    static func read(_ process: NotifiedProcess, _ message: RawMessage) -> Result<NotifiedMessage, CallFailure> {
         var name: OwnedBytes? = nil
         // No name: its length is not read (the kernel takes it as 0).
         let nameLength = message.name == 0 ? 0 : Int32(bitPattern: message.nameLength)
         guard nameLength >= 0 else { return .failure(CallFailure(errno: EINVAL)) }
-        if message.name != 0 && nameLength > 0 {
-            guard let bytes = process.read(message.name, count: min(Int(nameLength), CopyLimits.address)) else {
-                return .failure(CallFailure(errno: EFAULT))
-            }
-            name = OwnedBytes(bytes)
+        if nameLength > 0 {
+            name = process.read(message.name, count: min(Int(nameLength), CopyLimits.address))
+            guard name != nil else { return .failure(CallFailure(errno: EFAULT)) }
         }
         guard message.pieceCount <= UInt64(CopyLimits.pieces) else { return .failure(CallFailure(errno: EMSGSIZE)) }
-        var data: [UInt8] = []
-        if message.pieceCount > 0 {
-            guard let pieces = process.read(message.pieces, count: Int(message.pieceCount) * 16) else {
-                return .failure(CallFailure(errno: EFAULT))
-            }
-            for index in 0..<Int(message.pieceCount) {
-                let base = pieces.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: index * 16, as: UInt64.self) }
-                let length = pieces.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: index * 16 + 8, as: UInt64.self) }
-                guard length <= UInt64(Int.max) else { return .failure(CallFailure(errno: EINVAL)) }
-                let wanted = min(Int(length), CopyLimits.data - data.count)
-                if wanted == 0 { continue }
-                guard let bytes = process.read(base, count: wanted) else { return .failure(CallFailure(errno: EFAULT)) }
-                data += bytes
-            }
+        let data: OwnedBytes
+        switch gather(process, message) {
+        case .success(let gathered): data = gathered
+        case .failure(let failure): return .failure(failure)
         }
         var control: OwnedBytes? = nil
         if message.controlLength > 0 {
             guard message.controlLength <= UInt64(CopyLimits.control) else { return .failure(CallFailure(errno: ENOBUFS)) }
-            guard let bytes = process.read(message.control, count: Int(message.controlLength)) else {
+            control = process.read(message.control, count: Int(message.controlLength))
+            guard control != nil else { return .failure(CallFailure(errno: EFAULT)) }
+        }
+        return .success(NotifiedMessage(name: name, data: data, control: control))
+    }
+
+    /// The message's pieces, gathered into one buffer of at most `CopyLimits.data` bytes.
+    private static func gather(_ process: NotifiedProcess, _ message: RawMessage) -> Result<OwnedBytes, CallFailure> {
+        let count = Int(message.pieceCount)
+        guard count > 0 else { return .success(OwnedBytes(count: 0)) }
+        guard let pieces = process.read(message.pieces, count: count * MemoryLayout<iovec>.size) else {
+            return .failure(CallFailure(errno: EFAULT))
+        }
+        let vector = UnsafeRawBufferPointer(start: pieces.base, count: pieces.count)
+        func piece(_ index: Int) -> (base: UInt64, length: UInt64) {
+            (vector.loadUnaligned(fromByteOffset: index * 16, as: UInt64.self),
+             vector.loadUnaligned(fromByteOffset: index * 16 + 8, as: UInt64.self))
+        }
+        var total = 0
+        for index in 0..<count {
+            guard piece(index).length <= UInt64(Int.max) else { return .failure(CallFailure(errno: EINVAL)) }
+            total = min(total + Int(piece(index).length), CopyLimits.data)
+        }
+        let data = OwnedBytes(count: total)
+        var filled = 0
+        for index in 0..<count where filled < total {
+            let wanted = min(Int(piece(index).length), total - filled)
+            guard process.read(piece(index).base, count: wanted, into: data.base + filled) else {
                 return .failure(CallFailure(errno: EFAULT))
             }
-            control = OwnedBytes(bytes)
+            filled += wanted
         }
-        return .success(MessageCopy(name: name, data: OwnedBytes(data), control: control))
+        return .success(data)
     }
 }
 

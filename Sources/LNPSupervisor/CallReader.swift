@@ -29,7 +29,7 @@ struct CallReader {
 
     // connect(fd, address, length)
     func connect(_ call: Notification) -> Result<PreparedCall, CallFailure> {
-        AddressCopy.read(process, at: call.argument(1), length: call.argument(2)).flatMap { address in
+        NotifiedAddress.read(process, at: call.argument(1), length: call.argument(2)).flatMap { address in
             Self.check(decisions.connect(socket, address?.bytes.base, address?.length ?? 0)).map {
                 let socket = self.socket
                 // A stream connect goes to a worker whatever the socket's flags: another thread
@@ -44,10 +44,9 @@ struct CallReader {
     // sendto(fd, data, length, flags, address, addressLength): notified only with an address.
     func sendto(_ call: Notification) -> Result<PreparedCall, CallFailure> {
         let flags = call.int32(3)
-        return AddressCopy.read(process, at: call.argument(4), length: call.argument(5)).flatMap { address in
+        return NotifiedAddress.read(process, at: call.argument(4), length: call.argument(5)).flatMap { address in
             let wanted = call.argument(2) > UInt64(CopyLimits.data) ? CopyLimits.data : Int(call.argument(2))
-            guard let bytes = process.read(call.argument(1), count: wanted) else { return .failure(CallFailure(errno: EFAULT)) }
-            let data = OwnedBytes(bytes)
+            guard let data = process.read(call.argument(1), count: wanted) else { return .failure(CallFailure(errno: EFAULT)) }
             return headerDestination(data, operation: .sendto).flatMap {
                 Self.check(decisions.send(socket, address?.bytes.base, address?.length ?? 0, flags, operation: .sendto))
             }.map {
@@ -65,7 +64,7 @@ struct CallReader {
     // sendmsg(fd, message, flags)
     func sendmsg(_ call: Notification) -> Result<PreparedCall, CallFailure> {
         let flags = call.int32(2)
-        return MessageCopy.read(process, at: call.argument(1)).flatMap { message in
+        return NotifiedMessage.read(process, at: call.argument(1)).flatMap { message in
             decide(message, flags: flags, operation: .sendmsg).map {
                 let socket = self.socket
                 return PreparedCall(blocking: blocking(flags: flags), brokenPipe: brokenPipe(flags: flags)) { dontWait in
@@ -82,18 +81,17 @@ struct CallReader {
         let flags = call.int32(3)
         let vector = call.argument(1)
         let count = min(Int(UInt32(truncatingIfNeeded: call.argument(2))), CopyLimits.pieces)
-        var messages: [MessageCopy] = []
-        for index in 0..<count {
+        var messages: [NotifiedMessage] = []
+        batch: for index in 0..<count {
             let entry = vector &+ UInt64(index * RawBatchEntry.size)
-            let copied = process.read(entry, as: RawMessage.self).map { MessageCopy.read(process, $0) }
+            let copied = process.read(entry, as: RawMessage.self).map { NotifiedMessage.read(process, $0) }
                 ?? .failure(CallFailure(errno: EFAULT))
-            let decided = copied.flatMap { message in decide(message, flags: flags, operation: .sendmmsg).map { message } }
-            switch decided {
+            switch copied.flatMap({ message in decide(message, flags: flags, operation: .sendmmsg).map { message } }) {
             case .success(let message): messages.append(message)
+            // The first fails the call; a later one ends the batch before it.
             case .failure(let failure) where index == 0: return .failure(failure)
-            case .failure: break
+            case .failure: break batch
             }
-            if messages.count <= index { break }
         }
         let socket = self.socket
         return .success(PreparedCall(blocking: blocking(flags: flags), brokenPipe: brokenPipe(flags: flags)) { dontWait in
@@ -111,7 +109,7 @@ struct CallReader {
 
     // bind(fd, address, length)
     func bind(_ call: Notification) -> Result<PreparedCall, CallFailure> {
-        AddressCopy.read(process, at: call.argument(1), length: call.argument(2)).flatMap { address in
+        NotifiedAddress.read(process, at: call.argument(1), length: call.argument(2)).flatMap { address in
             Self.check(decisions.bind(socket, address?.bytes.base, address?.length ?? 0)).map {
                 let socket = self.socket
                 return PreparedCall(blocking: .never) { _ in
@@ -127,8 +125,7 @@ struct CallReader {
         let requested = call.int32(4)
         guard requested >= 0 else { return .failure(CallFailure(errno: EINVAL)) }
         let copiedCount = min(Int(requested), CopyLimits.option)
-        guard let bytes = process.read(call.argument(3), count: copiedCount) else { return .failure(CallFailure(errno: EFAULT)) }
-        let value = OwnedBytes(bytes)
+        guard let value = process.read(call.argument(3), count: copiedCount) else { return .failure(CallFailure(errno: EFAULT)) }
         var length = UInt32(copiedCount)
         return Self.check(decisions.socketOption(socket, level, name, copiedCount == 0 ? nil : value.base, UInt32(copiedCount), &length)).map {
             let socket = self.socket
@@ -140,7 +137,7 @@ struct CallReader {
 
     /// A message's destinations: the IP header a raw socket writes itself, then its name
     /// through the interface its control messages force.
-    private func decide(_ message: MessageCopy, flags: Int32, operation: Operation) -> Result<Void, CallFailure> {
+    private func decide(_ message: NotifiedMessage, flags: Int32, operation: Operation) -> Result<Void, CallFailure> {
         headerDestination(message.data, operation: operation).flatMap {
             Self.check(decisions.send(
                 socket, message.name?.base, UInt32(message.name?.count ?? 0), flags, operation: operation,

@@ -26,9 +26,9 @@ public final class CallSupervisor {
     let policy: SupervisorPolicy
     let features: KernelFeatures
     let performer: CallPerformer
-    /// lnp-run's own credentials, when they are privileged: calls are then made with the
-    /// caller's (`CallerCredentials`).
-    let privileged: CallerCredentials?
+    /// lnp-run's own capabilities, when it is privileged: a caller whose differ has its
+    /// calls made with its own credentials (`CallerCredentials`).
+    let privileged: CapabilitySets?
     /// Processes already named on stderr.
     private var named = NamedProcesses()
 
@@ -37,8 +37,7 @@ public final class CallSupervisor {
         self.policy = policy
         self.features = features
         performer = CallPerformer(listener: listener)
-        let own = CallerCredentials.of(thread: nil)
-        privileged = own.map { $0.isPrivileged ? $0 : nil } ?? CallerCredentials(uid: [0, 0, 0], gid: [0, 0, 0], groups: [], inheritable: 0, permitted: 0, effective: 0)
+        privileged = CallerCredentials.lnpRunPrivileges()
     }
 
     /// Takes the next notification (poll the listener first); nil if there was none.
@@ -80,7 +79,7 @@ public final class CallSupervisor {
         case .proceed: listener.proceed(id)
         case .fail(let error): listener.fail(id, errno: error)
         case .perform(var work, let socket):
-            if let privileged, privileged.capabilitiesDiffer(from: notification.thread) {
+            if let privileged, CapabilitySets.of(thread: notification.thread) != privileged {
                 // Read while the thread waits in the call: it cannot change them meanwhile.
                 guard let caller = CallerCredentials.of(thread: notification.thread) else {
                     close(socket)

@@ -1,4 +1,5 @@
 import LNPSupervisorSys
+import LNPTools
 
 #if canImport(Glibc)
 import Glibc
@@ -13,17 +14,6 @@ public struct KernelFeatures: Sendable {
     public var synchronousWakeUp = true
 
     public init() {}
-
-    /// CAP_SYS_ADMIN in lnp-run's effective set: it may install a filter without
-    /// no_new_privs (which strips setuid programs of their privileges).
-    public static func hasSystemAdministration() -> Bool {
-        guard let status = ProcFile.read("/proc/self/status") else { return false }
-        for line in status.split(separator: UInt8(ascii: "\n")) where line.starts(with: Array("CapEff:".utf8)) {
-            let hex = String(decoding: line.dropFirst(7).filter { $0 != 0x20 && $0 != 0x09 }, as: UTF8.self)
-            return (UInt64(hex, radix: 16) ?? 0) & (1 << 21) != 0
-        }
-        return false
-    }
 
     /// As on a kernel older than 6.6: neither.
     public static var older: KernelFeatures { var features = KernelFeatures(); features.threadPidfds = false; features.synchronousWakeUp = false; return features }
@@ -70,20 +60,24 @@ final class NotifiedProcess {
         return NotifiedProcess(thread: thread, pid: pid, pidfd: fd, reachesDescriptors: lnp_shares_descriptors(pid, thread) == 1)
     }
 
-    /// `count` bytes at `address` of the process, all of them, or nil (the kernel would fail
-    /// the call with EFAULT).
-    func read(_ address: UInt64, count: Int) -> [UInt8]? {
-        guard count > 0 else { return [] }
-        guard address != 0 else { return nil }
-        var bytes = [UInt8](repeating: 0, count: count)
-        let copied = bytes.withUnsafeMutableBytes { lnp_read_process_memory(thread, address, $0.baseAddress, count) }
-        return copied == count ? bytes : nil
+    /// Copies `count` bytes at `address` of the process into `into`: false unless all were
+    /// (the kernel would fail the call with EFAULT).
+    func read(_ address: UInt64, count: Int, into: UnsafeMutableRawPointer) -> Bool {
+        guard count > 0 else { return true }
+        return address != 0 && lnp_read_process_memory(thread, address, into, count) == count
+    }
+
+    /// `count` bytes at `address`, in a buffer of lnp-run's own.
+    func read(_ address: UInt64, count: Int) -> OwnedBytes? {
+        let bytes = OwnedBytes(count: count)
+        return read(address, count: count, into: bytes.base) ? bytes : nil
     }
 
     /// A value of type `T` at `address`.
     func read<T>(_ address: UInt64, as type: T.Type) -> T? {
-        guard let bytes = read(address, count: MemoryLayout<T>.size) else { return nil }
-        return bytes.withUnsafeBytes { $0.loadUnaligned(as: T.self) }
+        let value = UnsafeMutablePointer<T>.allocate(capacity: 1)
+        defer { value.deallocate() }
+        return read(address, count: MemoryLayout<T>.size, into: value) ? UnsafeRawPointer(value).loadUnaligned(as: T.self) : nil
     }
 
     @discardableResult
@@ -104,33 +98,11 @@ final class NotifiedProcess {
 
     /// The thread group a thread belongs to, from /proc (`Tgid:`).
     static func threadGroup(of thread: Int32) -> Int32? {
-        guard let status = ProcFile.read("/proc/\(thread)/status") else { return nil }
-        for line in status.split(separator: UInt8(ascii: "\n")) where line.starts(with: Array("Tgid:".utf8)) {
-            return Int32(String(decoding: line.dropFirst(5).filter { $0 != 0x20 && $0 != 0x09 }, as: UTF8.self))
-        }
-        return nil
+        ProcFiles.status(of: thread, ["Tgid"])?["Tgid"]?.first.flatMap { Int32($0) }
     }
 }
 
 /// A failed call's errno.
 struct CallFailure: Error {
     var errno: Int32
-}
-
-/// Small files of /proc, read whole.
-enum ProcFile {
-    static func read(_ path: String, limit: Int = 65_536) -> [UInt8]? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { Glibc.close(fd) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        while bytes.count < limit {
-            let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else { break }
-            bytes += chunk[0..<count]
-        }
-        return bytes
-    }
 }

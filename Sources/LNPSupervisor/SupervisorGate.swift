@@ -1,4 +1,5 @@
 import LNPCoreHost
+import LNPTools
 
 #if canImport(Glibc)
 import Glibc
@@ -61,7 +62,7 @@ struct SupervisorGate: CallGate {
         _ operation: Operation, hasSocket: Bool, transport: Transport?, endpoint: SocketEndpoint?, verdict: Verdict,
         decision: Decision, basis: DecisionBasis
     ) {
-        let executable = Self.executable(of: pid)
+        let executable = ProcFiles.executable(of: pid) ?? Array("(gone)".utf8)
         let program = policy.program
         var scope = InterfaceName()
         if case .local(.linkLocal(let index)) = verdict, index != 0 { scope = InterfaceLookup.name(of: index) }
@@ -84,12 +85,5 @@ struct SupervisorGate: CallGate {
             }
         }
         policy.record(line, severity: severity, about: pid)
-    }
-
-    /// The process's executable as the kernel names it (bytes: it need not be UTF-8).
-    static func executable(of pid: Int32) -> [UInt8] {
-        var buffer = [UInt8](repeating: 0, count: Int(PATH_MAX) + 1)
-        let count = buffer.withUnsafeMutableBytes { readlink("/proc/\(pid)/exe", $0.baseAddress!, $0.count - 1) }
-        return count > 0 ? Array(buffer[0..<count]) : Array("(gone)".utf8)
     }
 }

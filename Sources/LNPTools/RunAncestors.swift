@@ -46,10 +46,6 @@ public enum RunAncestors {
     }
 
     private static func executableName(of pid: pid_t) -> Substring? {
-        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        let count = readlink("/proc/\(pid)/exe", &buffer, buffer.count - 1)
-        guard count > 0 else { return nil }
-        let path = String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        return path.split(separator: "/").last
+        ProcFiles.executable(of: pid).flatMap { String(decoding: $0, as: UTF8.self).split(separator: "/").last }
     }
 }

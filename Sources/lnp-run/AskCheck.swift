@@ -69,14 +69,6 @@ struct Asker: Equatable {
     }
 
     static func executable(of pid: Int32) -> String? {
-        executablePath(of: pid).map { String(decoding: $0, as: UTF8.self) }
-    }
-
-    /// The executable's path as the kernel has it: bytes, which need not be UTF-8.
-    static func executablePath(of pid: Int32) -> [UInt8]? {
-        var buffer = [UInt8](repeating: 0, count: Int(PATH_MAX) + 1)
-        let count = buffer.withUnsafeMutableBytes { readlink("/proc/\(pid)/exe", $0.baseAddress!, $0.count - 1) }
-        guard count > 0 else { return nil }
-        return Array(buffer[0..<count])
+        ProcFiles.executable(of: pid).map { String(decoding: $0, as: UTF8.self) }
     }
 }

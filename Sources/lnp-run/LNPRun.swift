@@ -149,7 +149,7 @@ struct LNPRun: ParsableCommand {
         let server = try RunServer.start()
 
         let features = try Supervision.features(asKernel: ProgramLocator.environmentValue("LNP_SUPERVISOR_AS_KERNEL")).get()
-        var supervision = Supervision(mode: preloadOnly ? .preloadOnly : .withPreload, features: features)
+        var supervision = Supervision(supervised: !preloadOnly, features: features)
         let observability = Observability.examine(program, preload: try? ELFFile.read(path: preload))
         SupervisedProgram.warnings(observability, program: program, supervision: supervision).forEach(Diagnostics.warning)
 

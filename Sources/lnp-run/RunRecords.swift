@@ -1,5 +1,6 @@
 import LNPCoreHost
 import LNPReport
+import LNPTools
 
 #if canImport(Glibc)
 import Glibc
@@ -45,7 +46,7 @@ final class RunRecords {
             }
             about = pid
             // The executable as the kernel names it (a nested run has done so for its tree).
-            line = nested ? parsed.bytes : Asker.executablePath(of: pid).map { parsed.replacing("exe", with: Self.json($0)) } ?? parsed.bytes
+            line = nested ? parsed.bytes : ProcFiles.executable(of: pid).map { parsed.replacing("exe", with: Self.json($0)) } ?? parsed.bytes
         }
         lost.add(Int(record.lost), .notSent)
         guard !line.isEmpty else { return }

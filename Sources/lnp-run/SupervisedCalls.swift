@@ -34,17 +34,8 @@ extension RunLoop: SupervisorPolicy {
 
     func note(process pid: Int32, _ what: String) {
         // A process closed to lnp-run (non-dumpable) still shows its name.
-        let name = Asker.executable(of: pid) ?? Self.commandName(of: pid).map { "named \($0)" } ?? "gone"
+        let name = Asker.executable(of: pid) ?? ProcFiles.commandName(of: pid).map { "named \($0)" } ?? "gone"
         Diagnostics.note("process \(pid) (\(TerminalText.shown(name))): \(what)")
-    }
-
-    private static func commandName(of pid: Int32) -> String? {
-        guard let file = fopen("/proc/\(pid)/comm", "r") else { return nil }
-        defer { fclose(file) }
-        var buffer = [UInt8](repeating: 0, count: 64)
-        let count = fread(&buffer, 1, buffer.count, file)
-        guard count > 0 else { return nil }
-        return String(decoding: buffer[0..<count].filter { $0 != UInt8(ascii: "\n") }, as: UTF8.self)
     }
 
     /// Starts deciding the calls the listener's filter notifies.

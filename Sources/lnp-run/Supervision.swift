@@ -9,16 +9,6 @@ import Glibc
 /// How a run supervises its tree's system calls (`CallSupervisor`): the seccomp filter the
 /// program starts under, and the gadget page from which the preload's own calls pass.
 struct Supervision {
-    enum Mode: Equatable {
-        /// The preload decides what it sees; the supervisor the rest.
-        case withPreload
-        /// No gadget page: every gated call of every process goes to the supervisor.
-        case strict
-        /// No supervisor (--preload-only).
-        case preloadOnly
-    }
-
-    var mode: Mode
     /// Where the preload maps its page (nil: none).
     var gadget: UInt64?
     /// The filter to install, or nil.
@@ -27,12 +17,13 @@ struct Supervision {
     var noNewPrivs: Bool
     var features: KernelFeatures
 
-    init(mode: Mode, features: KernelFeatures) {
-        self.mode = mode
+    /// Supervised (the preload decides what it sees, the supervisor the rest), or not at all
+    /// (--preload-only).
+    init(supervised: Bool, features: KernelFeatures) {
         self.features = features
-        noNewPrivs = !KernelFeatures.hasSystemAdministration()
-        guard mode != .preloadOnly else { return }
-        gadget = mode == .strict ? nil : Self.randomGadgetAddress()
+        noNewPrivs = !(CapabilitySets.of(thread: 0)?.administersTheSystem ?? false)
+        guard supervised else { return }
+        gadget = Self.randomGadgetAddress()
         filter = SeccompFilter.program(gadget: gadget)
     }
 
