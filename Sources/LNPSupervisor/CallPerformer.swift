@@ -23,7 +23,10 @@ struct PreparedCall: @unchecked Sendable {
     /// thread that takes them first.
     var credentials: CallerCredentials? = nil
     /// Raises SIGPIPE in the caller's thread, for a send on a broken stream without
-    /// MSG_NOSIGNAL: after the answer, so that the signal cannot interrupt the call's wait.
+    /// MSG_NOSIGNAL: before the answer, as the kernel raises it before the call returns.
+    /// The wait is killable only (WAIT_KILLABLE_RECV), so the signal stays pending until the
+    /// call returns; raised after the answer, it could interrupt the thread's next call
+    /// while that waits to be read.
     var brokenPipe: (() -> Void)? = nil
 
     init(blocking: Blocking, brokenPipe: (() -> Void)? = nil, work: @escaping (_ dontWait: Bool) -> Int) {
@@ -69,8 +72,8 @@ struct CallPerformer: Sendable {
 
     private func finish(_ call: PreparedCall, _ result: Int, id: UInt64, socket: Int32) {
         close(socket)
-        listener.reply(id, result: result)
         if result == -Int(EPIPE) { call.brokenPipe?() }
+        listener.reply(id, result: result)
     }
 
     /// A system call's result as `work` returns it.
