@@ -121,7 +121,9 @@ struct MessageHeader {
     var name: UnsafeMutableRawPointer?
     var nameLength: UInt32
     /// The output interface its control messages force (IP_PKTINFO, IPV6_PKTINFO), or 0.
-    var forcedInterface: UInt32
+    var forcedInterface: UInt32 = 0
+    /// The first hop of the source route its control messages give (IP_RETOPTS), if any.
+    var firstHop: IPAddress? = nil
 
     /// nil for a NULL or implausible pointer: the kernel answers those (EFAULT).
     @inline(__always) init?(_ message: UnsafeMutablePointer<msghdr>?) {
@@ -129,7 +131,10 @@ struct MessageHeader {
         let length = message.pointee.msg_namelen
         name = length < 0x8000_0000 ? message.pointee.msg_name : nil
         nameLength = min(length, UInt32(LNP_SOCKADDR_CAPACITY))
-        forcedInterface = message.pointee.msg_controllen > 0 ? lnp_control_interface(message) : 0
+        if message.pointee.msg_controllen > 0 {
+            forcedInterface = lnp_control_interface(message)
+            firstHop = SourceRoute.firstHop(of: message)
+        }
     }
 }
 
@@ -148,7 +153,8 @@ public func lnpGateSendto(_ fd: Int32, _ address: UnsafeMutableRawPointer?, _ le
 @_cdecl("lnp_gate_sendmsg")
 public func lnpGateSendmsg(_ fd: Int32, _ message: UnsafeMutablePointer<msghdr>?, _ flags: Int32) -> Int32 {
     guard let header = MessageHeader(message) else { return 0 }
-    return Decisions.process.send(fd, header.name, header.nameLength, flags, operation: .sendmsg, interface: header.forcedInterface)
+    return Decisions.process.send(fd, header.name, header.nameLength, flags, operation: .sendmsg, interface: header.forcedInterface,
+        firstHop: header.firstHop)
 }
 
 /// Whether `fd` is a raw socket that writes its own IP header: `sendmmsg` then sends its
@@ -167,7 +173,8 @@ public func lnpGateSendmmsg(_ fd: Int32, _ messages: UnsafeMutablePointer<lnp_mm
     for index in 0..<Int(count) {
         let header = MessageHeader(UnsafeMutableRawPointer(messages + index).assumingMemoryBound(to: msghdr.self))
         let denial = header.map {
-            Decisions.process.send(fd, $0.name, $0.nameLength, flags, operation: .sendmmsg, interface: $0.forcedInterface)
+            Decisions.process.send(
+                fd, $0.name, $0.nameLength, flags, operation: .sendmmsg, interface: $0.forcedInterface, firstHop: $0.firstHop)
         } ?? 0
         if denial != 0 { return index == 0 ? -denial : Int32(index) }
     }

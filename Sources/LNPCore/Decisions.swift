@@ -19,13 +19,18 @@ public struct Decisions<Gate: CallGate> {
     }
 
     /// `sendto`, `sendmsg` and each message of `sendmmsg`; `interface`: the one the message's
-    /// control messages force. A destination on a stream socket counts only with MSG_FASTOPEN
-    /// (TCP Fast Open connects); otherwise the kernel ignores it.
+    /// control messages force; `firstHop`: the hop their source route sends to (decided
+    /// first). A destination on a stream socket counts only with MSG_FASTOPEN (TCP Fast Open
+    /// connects); otherwise the kernel ignores it.
     public func send(
         _ fd: Int32, _ address: UnsafeMutableRawPointer?, _ length: UInt32, _ flags: Int32, operation: Operation,
-        interface: UInt32 = 0
+        interface: UInt32 = 0, firstHop hop: IPAddress? = nil
     ) -> Int32 {
         let classifier = gate.classifier(on: fd, messageInterface: interface)
+        if let hop {
+            let denial = firstHop(fd, hop, operation: operation, classifier)
+            if denial != 0 { return denial }
+        }
         if let endpoint = SocketEndpoint.parse(UnsafeRawPointer(address), length: Int(length)) {
             let copy = AddressCopy(bytes: address!, length: Int(length))
             guard classifier.mayBeLocal(endpoint) else {
@@ -119,6 +124,14 @@ public struct Decisions<Gate: CallGate> {
         if SocketEgress.forcesInterface(level: level, name: name) {
             return forceInterface(fd, name: name, value: UnsafeRawPointer(value), length: Int(copied))
         }
+        if SourceRoute.isRoute(level: level, name: name) {
+            // The kernel reads the whole option: one longer than lnp's copy is not decided.
+            guard copied == length else { return copied < length ? Int32(LNP_EINVAL) : 0 }
+            guard let value, let hop = SourceRoute.firstHop(level: level, value: UnsafeRawBufferPointer(start: value, count: Int(copied)))
+            else { return 0 }
+            let stream = SocketKind.of(fd)?.transport.isStream ?? false
+            return firstHop(fd, hop, operation: stream ? .connect : .sendto, gate.classifier(on: fd))
+        }
         guard MulticastJoin.isJoin(level: level, name: name), copied > 0 else { return 0 }  // (unread: the kernel answers)
         length = min(length, copied)
         guard let group = MulticastJoin.group(level: level, name: name, value: UnsafeRawPointer(value), length: Int(copied)),
@@ -130,6 +143,14 @@ public struct Decisions<Gate: CallGate> {
             return 0
         }
         return gate.decide(.join, fd: fd, transport: socket.transport, endpoint: group, reason: .multicast)
+    }
+
+    /// The first hop of a source route, which the kernel sends to whatever the destination:
+    /// decided as one.
+    func firstHop(_ fd: Int32, _ hop: IPAddress, operation: Operation, _ classifier: Classifying) -> Int32 {
+        let endpoint = SocketEndpoint(address: hop)
+        guard case .local(let reason) = classifier.classify(endpoint), let socket = SocketKind.of(fd) else { return 0 }
+        return gate.decide(operation, fd: fd, transport: socket.transport, endpoint: endpoint, reason: reason)
     }
 
     /// setsockopt forcing the output interface (SO_BINDTODEVICE, SO_BINDTOIFINDEX,

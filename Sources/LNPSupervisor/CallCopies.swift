@@ -1,3 +1,5 @@
+import LNPSys
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -29,8 +31,9 @@ enum CopyLimits {
     /// The most data one call copies: a stream send of more sends this much (a partial
     /// send, which callers of send loop on); no datagram is this large.
     static let data = 16 << 20
-    /// setsockopt's value: the largest option notified (group_source_req) is 264 bytes.
-    static let option = 512
+    /// setsockopt's value: as much as the preload copies (an IPv6 routing header of 31
+    /// segments); a longer source route is refused (EINVAL), other options are read no further.
+    static let option = Int(LNP_OPTION_CAPACITY)
 }
 
 /// A socket address a notified call points to, read as the kernel reads one for connect,

@@ -119,16 +119,16 @@ struct CallReader {
         }
     }
 
-    // setsockopt(fd, level, name, value, length): the joins and forced egress the filter notifies.
+    // setsockopt(fd, level, name, value, length): the joins, forced egress and source routes the filter notifies.
     func setsockopt(_ call: Notification) -> Result<PreparedCall, CallFailure> {
         let level = call.int32(1), name = call.int32(2)
         let requested = call.int32(4)
         guard requested >= 0 else { return .failure(CallFailure(errno: EINVAL)) }
         let copiedCount = min(Int(requested), CopyLimits.option)
         guard let value = process.read(call.argument(3), count: copiedCount) else { return .failure(CallFailure(errno: EFAULT)) }
-        var length = UInt32(copiedCount)
+        var length = UInt32(requested)
         return Self.check(decisions.socketOption(socket, level, name, copiedCount == 0 ? nil : value.base, UInt32(copiedCount), &length)).map {
-            let socket = self.socket
+            let socket = self.socket, length = min(length, UInt32(copiedCount))  // (the kernel reads no more of these)
             return PreparedCall(blocking: .never) { _ in
                 CallPerformer.result(Int(Glibc.setsockopt(socket, level, name, value.base, length)))
             }
@@ -141,7 +141,7 @@ struct CallReader {
         headerDestination(message.data, operation: operation).flatMap {
             Self.check(decisions.send(
                 socket, message.name?.base, UInt32(message.name?.count ?? 0), flags, operation: operation,
-                interface: lnp_control_interface(message.header)))
+                interface: lnp_control_interface(message.header), firstHop: SourceRoute.firstHop(of: message.header)))
         }
     }
 

@@ -105,7 +105,9 @@ struct SeccompFilterTests {
         let notified = Set(GatedCalls.notifiedOptions.map { "\($0.level)/\($0.name)" })
         for level: Int32 in [0, 1, 41] {
             for name: Int32 in 0..<256
-            where MulticastJoin.isJoin(level: level, name: name) || SocketEgress.forcesInterface(level: level, name: name) {
+            where MulticastJoin.isJoin(level: level, name: name) || SocketEgress.forcesInterface(level: level, name: name)
+                || SourceRoute.isRoute(level: level, name: name)
+            {
                 #expect(notified.contains("\(level)/\(name)"), "level \(level) option \(name)")
             }
         }

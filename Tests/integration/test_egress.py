@@ -95,3 +95,52 @@ def test_a_packet_socket_is_a_local_network_operation(lan, audit):
     assert record["reason"] == "packet socket (it talks to the link directly)"
     allowed = egress(lan, "packet", "-", 0, options=["--allow"])
     assert allowed["result"] == 60
+
+
+# A source route sends to its first hop whatever the destination says: an IPv4 loose source
+# route (IP_OPTIONS, or IP_RETOPTS in one message) or an IPv6 segment routing header
+# (IPV6_RTHDR). Here the destination, 203.0.113.5 (or 2001:db8::5), is reached through the
+# gateway; the first hop is the peer itself.
+SOURCE_ROUTES = [
+    ("option", "10.77.0.2", "203.0.113.5", "setsockopt"),
+    ("connected", "10.77.0.2", "203.0.113.5", "setsockopt"),
+    ("stream", "10.77.0.2", "203.0.113.5", "setsockopt"),
+    ("message", "10.77.0.2", "203.0.113.5", "sendmsg"),
+    ("srh", "fd77::2", "2001:db8::5", "setsockopt"),
+]
+HOP_CAPTURE = "(ip dst host 10.77.0.2 and (udp or tcp)) or (ip6 dst host fd77::2 and not icmp6)"
+
+
+def source_route(lan, fixtures, kind, form, hop, final, options=None):
+    program = fixtures.escapes_static if kind == "static" else fixtures.escapes
+    port = "8080" if form == "stream" else "9999"
+    command = [program, "source-route", form, hop, final, port]
+    result = lan.client(command) if options is None else lan.lnp_run(options, command)
+    return {line["call"]: line for line in json_lines(result.stdout)}
+
+
+@pytest.mark.parametrize("form,hop,final,call", SOURCE_ROUTES, ids=[f for f, *_ in SOURCE_ROUTES])
+def test_a_source_route_reaches_its_first_hop_without_lnp(lan, fixtures, form, hop, final, call):
+    capture = lan.capture(HOP_CAPTURE)
+    source_route(lan, fixtures, "dynamic", form, hop, final)
+    assert capture.packets()
+
+
+@pytest.mark.parametrize("kind", ["dynamic", "static"])
+@pytest.mark.parametrize("form,hop,final,call", SOURCE_ROUTES, ids=[f for f, *_ in SOURCE_ROUTES])
+def test_a_source_route_is_decided_by_its_first_hop(lan, fixtures, audit, kind, form, hop, final, call):
+    capture = lan.capture(HOP_CAPTURE)
+    calls = source_route(lan, fixtures, kind, form, hop, final, options=["--deny", "--audit", str(audit.path)])
+    assert calls[call]["errno"] == "EHOSTUNREACH", calls
+    assert capture.packets() == []
+    [record] = audit.records()
+    assert record["address"] == hop
+    assert record["by"] == ("supervisor" if kind == "static" else "preload")
+
+
+@pytest.mark.parametrize("kind", ["dynamic", "static"])
+def test_a_source_route_through_a_host_that_is_not_local_passes(lan, fixtures, audit, kind):
+    calls = source_route(lan, fixtures, kind, "option", "203.0.113.5", "203.0.113.9",
+                         options=["--deny", "--audit", str(audit.path)])
+    assert calls["setsockopt"]["errno"] is None and calls["send"]["errno"] is None, calls
+    assert audit.records() == []

@@ -17,7 +17,7 @@
 enum {
     LNP_SOCKADDR_CAPACITY = 128,  // sizeof(struct sockaddr_storage): the most the kernel reads
     LNP_CONTROL_CAPACITY = 256,   // control messages copied; longer ones are read in place
-    LNP_OPTION_CAPACITY = 264,    // sizeof(struct group_source_req), the largest option lnp reads
+    LNP_OPTION_CAPACITY = 512,    // the largest option lnp reads: an IPv6 routing header of 31 segments
     LNP_MESSAGE_BATCH = 8,        // sendmmsg messages copied and sent at a time
 };
 
@@ -193,6 +193,29 @@ static inline uint32_t lnp_control_interface(const struct msghdr *header) {
     }
     if (v4 > 0) return (uint32_t)v4;
     return v6 > 0 ? (uint32_t)v6 : 0;
+}
+
+enum { LNP_IP_RETOPTS = 7, LNP_IP_OPTIONS_CAPACITY = 40 };  // <linux/in.h>; MAX_IPOPTLEN
+
+/// The IPv4 options a message's control messages give (IP_RETOPTS: the last one replaces
+/// those before, and the kernel reads at most 40 bytes of it), or NULL; their length in
+/// `length`. Walks the control messages as CMSG_NXTHDR does, within msg_controllen.
+static inline const unsigned char *lnp_control_ip_options(const struct msghdr *header, uint32_t *length) {
+    const unsigned char *control = (const unsigned char *)header->msg_control, *options = NULL;
+    size_t total = header->msg_controllen, offset = 0;
+    if (!lnp_is_plausible(control)) return NULL;
+    while (offset + sizeof(struct cmsghdr) <= total) {
+        struct cmsghdr message;
+        __builtin_memcpy(&message, control + offset, sizeof message);
+        if (message.cmsg_len < sizeof(struct cmsghdr) || message.cmsg_len > total - offset) return NULL;
+        if (message.cmsg_level == IPPROTO_IP && message.cmsg_type == LNP_IP_RETOPTS) {
+            size_t size = message.cmsg_len - sizeof(struct cmsghdr);
+            options = control + offset + sizeof(struct cmsghdr);
+            *length = (uint32_t)(size < LNP_IP_OPTIONS_CAPACITY ? size : LNP_IP_OPTIONS_CAPACITY);
+        }
+        offset += CMSG_ALIGN(message.cmsg_len);
+    }
+    return options;
 }
 
 enum { LNP_PACKET_HEADER_CAPACITY = 60, LNP_PACKET_PIECES = 16 };
