@@ -110,6 +110,24 @@ class Fixtures:
             assert result.returncode == 0, result.stderr
         return output
 
+    def go_program(self):
+        """Tests/fixtures/goclient, built as a static Go program (CGO_ENABLED=0: the Go
+        runtime's own system calls, no C library, no loader) with no network access."""
+        output = self.dir / "goclient"
+        if not output.exists():
+            require(shutil.which("go") is not None, "go is not installed (scripts/deps test installs golang-go)")
+            home = self.dir / "go-home"
+            env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(home), "GOPATH": str(home / "go"),
+                   "GOCACHE": str(home / "cache"), "GOPROXY": "off", "GOFLAGS": "-mod=mod", "GOTOOLCHAIN": "local",
+                   "CGO_ENABLED": "0"}
+            result = run(["go", "build", "-trimpath", "-o", str(output), str(FIXTURES / "goclient" / "main.go")],
+                         env=env, timeout=600)
+            assert result.returncode == 0, result.stderr
+            headers = run(["readelf", "-lW", str(output)], check=True).stdout
+            assert "INTERP" not in headers, "the Go client is not static"
+            output.chmod(0o755)
+        return output
+
 
 @pytest.fixture(scope="session")
 def fixtures(workdir):
@@ -272,6 +290,35 @@ def lan(build, workdir):
     network = Lan(build, workdir)
     yield network
     network.close()
+
+
+SINK = """
+import socket, sys
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1); s.bind(("10.77.0.2", int(sys.argv[2]))); s.listen()
+open(sys.argv[1], "w").write("ready")
+c, _ = s.accept(); n = 0
+while True:
+    d = c.recv(65536)
+    if not d: break
+    n += len(d)
+open(sys.argv[1], "w").write(str(n))
+"""
+
+
+class ByteSink:
+    """A TCP server on the peer that counts the bytes of one connection."""
+
+    def __init__(self, lan, workdir, port):
+        self.path = workdir / f"sink-{port}.log"
+        self.path.unlink(missing_ok=True)
+        self.process = lan.peer(["python3", "-c", SINK, str(self.path), str(port)], background=True)
+        deadline = time.time() + 10
+        while (not self.path.exists() or self.path.read_text() != "ready") and time.time() < deadline:
+            time.sleep(0.05)
+
+    def received(self):
+        self.process.wait(20)
+        return int(self.path.read_text())
 
 
 @pytest.fixture

@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from conftest import json_lines
+from conftest import ByteSink, json_lines
 
 TO_PEER = "src host 10.77.0.1 and dst host 10.77.0.2 and (tcp port 8080 or udp port 9999)"
 DENIED = {"result": -1, "errno": "EHOSTUNREACH"}
@@ -18,35 +18,6 @@ def calls(result):
 
 def escapes(fixtures, kind):
     return fixtures.escapes_static if kind == "static" else fixtures.escapes
-
-
-SINK = """
-import socket, sys
-s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1); s.bind(("10.77.0.2", int(sys.argv[2]))); s.listen()
-open(sys.argv[1], "w").write("ready")
-c, _ = s.accept(); n = 0
-while True:
-    d = c.recv(65536)
-    if not d: break
-    n += len(d)
-open(sys.argv[1], "w").write(str(n))
-"""
-
-
-class ByteSink:
-    """A TCP server on the peer that counts the bytes of one connection."""
-
-    def __init__(self, lan, workdir, port):
-        self.path = workdir / f"sink-{port}.log"
-        self.path.unlink(missing_ok=True)
-        self.process = lan.peer(["python3", "-c", SINK, str(self.path), str(port)], background=True)
-        deadline = time.time() + 10
-        while (not self.path.exists() or self.path.read_text() != "ready") and time.time() < deadline:
-            time.sleep(0.05)
-
-    def received(self):
-        self.process.wait(20)
-        return int(self.path.read_text())
 
 
 @pytest.mark.parametrize("user", [None, "65534"])
