@@ -14,8 +14,24 @@ public struct Decisions<Gate: CallGate> {
         guard let endpoint = SocketEndpoint.parse(UnsafeRawPointer(address), length: Int(length)) else { return 0 }
         let copy = AddressCopy(bytes: address!, length: Int(length))
         let classifier = gate.classifier(on: fd)
+        if gate.mayWriteHeaders, let socket = SocketKind.of(fd), SocketEgress.writesHeader(fd, socket) {
+            guard socket.accepts(endpoint.sockaddrFamily) else { return copy.disarm() }
+            return connectHeaderWriter(fd, socket, endpoint, classifier)
+        }
         guard classifier.mayBeLocal(endpoint) else { return connectActivity(fd, endpoint, copy, classifier) }
         return connectLocal(fd, endpoint, copy, classifier)
+    }
+
+    /// A raw socket that writes its own IP headers, connected (or connected first and then
+    /// writing headers): its `write`s and `send`s name no destination, and go where their
+    /// headers say, which lnp does not see. So it is a local-network operation wherever it is
+    /// connected to.
+    @inline(never)
+    func connectHeaderWriter(_ fd: Int32, _ socket: SocketKind, _ endpoint: SocketEndpoint, _ classifier: Classifying) -> Int32 {
+        let verdict = classifier.classify(endpoint)
+        let reason: LocalReason
+        if case .local(let its) = verdict { reason = its } else { reason = .headerWriter }
+        return gate.decide(.connect, fd: fd, transport: socket.transport, endpoint: endpoint, reason: reason)
     }
 
     /// `sendto`, `sendmsg` and each message of `sendmmsg`; `interface`: the one the message's
@@ -123,6 +139,14 @@ public struct Decisions<Gate: CallGate> {
     ) -> Int32 {
         if SocketEgress.forcesInterface(level: level, name: name) {
             return forceInterface(fd, name: name, value: UnsafeRawPointer(value), length: Int(copied))
+        }
+        if SocketEgress.writesHeaders(level: level, name: name) {
+            // Writing headers from now on, on a socket already connected: decided as that connect.
+            guard copied >= 4, let value, value.loadUnaligned(as: Int32.self) != 0, let socket = SocketKind.of(fd),
+                socket.transport == .raw, let peer = RawSocketPeer.endpoint(fd, socket)
+            else { return 0 }
+            length = min(length, copied)
+            return connectHeaderWriter(fd, socket, peer, gate.classifier(on: fd))
         }
         if SourceRoute.isRoute(level: level, name: name) {
             // The kernel reads the whole option: one longer than lnp's copy is not decided.

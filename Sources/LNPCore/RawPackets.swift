@@ -49,7 +49,8 @@ enum RawPackets {
             if denial == 0 {
                 let name = MessageHeader(message)
                 denial = name.map {
-                    Decisions.process.send(fd, $0.name, $0.nameLength, flags, operation: operation, interface: $0.forcedInterface)
+                    Decisions.process.send(fd, $0.name, $0.nameLength, flags, operation: operation, interface: $0.forcedInterface,
+                        firstHop: $0.firstHop)
                 } ?? 0
             }
             if denial != 0 { return lnp_fail(denial) }

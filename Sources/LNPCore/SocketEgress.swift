@@ -50,6 +50,12 @@ public enum SocketEgress {
         }
     }
 
+    /// Whether a setsockopt option makes a raw socket write its own IP headers.
+    static func writesHeaders(level: Int32, name: Int32) -> Bool {
+        (level, name) == (Int32(LNP_IPPROTO_IP), Int32(LNP_IP_HDRINCL))
+            || (level, name) == (Int32(LNP_IPPROTO_IPV6), Int32(LNP_IPV6_HDRINCL))
+    }
+
     /// Whether a raw socket writes its own IP header: IPPROTO_RAW sockets always do, others
     /// once IP_HDRINCL (or IPV6_HDRINCL) is set.
     public static func writesHeader(_ fd: Int32, _ socket: SocketKind) -> Bool {

@@ -17,6 +17,9 @@ public enum LocalReason: Equatable, BitwiseCopyable {
     case routeUnknown(Errno?)
     /// A packet socket (AF_PACKET), which sends and receives frames on a link directly.
     case packetSocket
+    /// A raw socket that writes its own IP headers, connected: its writes go where their
+    /// headers say, which no call lnp sees names.
+    case headerWriter
 }
 
 /// Why an operation does not reach the local network.
@@ -83,6 +86,7 @@ extension LocalReason {
                 writer.append(")")
             }
         case .packetSocket: writer.append("packet socket (it talks to the link directly)")
+        case .headerWriter: writer.append("a raw socket writing its own IP headers (they name where its writes go)")
         }
     }
 }

@@ -44,7 +44,8 @@ enum GatedCalls {
     static let refusedRequest = UInt32(LNP_EPERM)  // as Docker's profile refuses io_uring
 
     /// setsockopt's options the core decides — joins (`MulticastJoin.isJoin`), forced
-    /// egress (`SocketEgress.forcesInterface`) and source routes (`SourceRoute.isRoute`),
+    /// egress (`SocketEgress.forcesInterface`), own headers (`SocketEgress.writesHeaders`) and
+    /// source routes (`SourceRoute.isRoute`),
     /// checked against them in the unit tests — and the multicast egress.
     static let notifiedOptions: [(level: UInt32, name: UInt32)] = [
         (ip, LNP_IP_ADD_MEMBERSHIP), (ip, LNP_IP_ADD_SOURCE_MEMBERSHIP), (ip, LNP_MCAST_JOIN_GROUP),
@@ -52,6 +53,7 @@ enum GatedCalls {
         (ipv6, LNP_IPV6_JOIN_GROUP), (ipv6, LNP_MCAST_JOIN_GROUP), (ipv6, LNP_MCAST_JOIN_SOURCE_GROUP),
         (ipv6, LNP_IPV6_UNICAST_IF), (ipv6, LNP_IPV6_MULTICAST_IF),
         (socket, LNP_SO_BINDTODEVICE), (socket, LNP_SO_BINDTOIFINDEX), (ip, LNP_IP_OPTIONS), (ipv6, LNP_IPV6_RTHDR),
+        (ip, LNP_IP_HDRINCL), (ipv6, LNP_IPV6_HDRINCL),
     ].map { ($0.0, UInt32($0.1)) }
 
     private static let ip = UInt32(LNP_IPPROTO_IP), ipv6 = UInt32(LNP_IPPROTO_IPV6), socket = UInt32(LNP_SOL_SOCKET)

@@ -106,7 +106,7 @@ struct SeccompFilterTests {
         for level: Int32 in [0, 1, 41] {
             for name: Int32 in 0..<256
             where MulticastJoin.isJoin(level: level, name: name) || SocketEgress.forcesInterface(level: level, name: name)
-                || SourceRoute.isRoute(level: level, name: name)
+                || SourceRoute.isRoute(level: level, name: name) || SocketEgress.writesHeaders(level: level, name: name)
             {
                 #expect(notified.contains("\(level)/\(name)"), "level \(level) option \(name)")
             }

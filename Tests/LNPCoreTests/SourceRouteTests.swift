@@ -68,3 +68,32 @@ struct SourceRouteTests {
         #expect(!SourceRoute.isRoute(level: 41, name: 4))
     }
 }
+
+/// The lines of /proc/net/raw and raw6 as the kernel prints them.
+struct RawSocketPeerTests {
+    private func match(_ text: String, inode: UInt64) -> RawSocketPeer.LineMatch {
+        Array(text.utf8).withUnsafeBytes { RawSocketPeer.line($0, inode: inode) }
+    }
+
+    @Test func aConnectedSocketsLineNamesItsPeer() {
+        let line = "   1: 0100000A:0011 0500710C:0000 01 00000000:00000000 00:00000000 00000000     0        0 48213 2 0000000000000000 0"
+        #expect(match(line, inode: 48213) == .thisSocket(SocketEndpoint(address: parseAddress("12.113.0.5")!)))
+        #expect(match(line, inode: 48214) == .otherSocket)
+    }
+
+    @Test func anUnconnectedSocketHasNoPeer() {
+        let line = "  17: 00000000:0011 00000000:0000 07 00000000:00000000 00:00000000 00000000     0        0 48213 2 0000000000000000 0"
+        #expect(match(line, inode: 48213) == .thisSocket(nil))
+    }
+
+    @Test func anIPv6LineNamesItsPeerWordByWord() {
+        let line = "  17: 00000000000000000000000000000000:0011 000077FD000000000000000002000000:0000 01 00000000:00000000 00:00000000 00000000     0        0 900 2 0000000000000000 0"
+        #expect(match(line, inode: 900) == .thisSocket(SocketEndpoint(address: parseAddress("fd77::2")!)))
+    }
+
+    @Test func theHeaderAndShortLinesAreNoSocket() {
+        #expect(match("  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode ref pointer drops", inode: 0) == .otherSocket)
+        #expect(match("   1: 0100000A:0011", inode: 1) == .otherSocket)
+        #expect(match("", inode: 0) == .otherSocket)
+    }
+}

@@ -144,3 +144,37 @@ def test_a_source_route_through_a_host_that_is_not_local_passes(lan, fixtures, a
                          options=["--deny", "--audit", str(audit.path)])
     assert calls["setsockopt"]["errno"] is None and calls["send"]["errno"] is None, calls
     assert audit.records() == []
+
+
+def header_write(lan, fixtures, kind, form, options=None):
+    program = fixtures.escapes_static if kind == "static" else fixtures.escapes
+    command = [program, "header-write", form, "203.0.113.5", "10.77.0.2"]
+    result = lan.client(command) if options is None else lan.lnp_run(options, command)
+    return {line["call"]: line for line in json_lines(result.stdout)}
+
+
+@pytest.mark.parametrize("form", ["raw", "late"])
+def test_a_connected_raw_socket_writes_its_header_past_every_call_without_lnp(lan, fixtures, form):
+    """write() names no destination: the packet goes to the gateway with the header's."""
+    capture = lan.capture("udp and dst host 10.77.0.2 and dst port 9999")
+    calls = header_write(lan, fixtures, "dynamic", form)
+    assert calls["write"]["errno"] is None, calls
+    assert capture.packets()
+
+
+@pytest.mark.parametrize("kind", ["dynamic", "static"])
+@pytest.mark.parametrize("form,call", [("raw", "connect"), ("late", "setsockopt")])
+def test_connecting_a_socket_that_writes_its_own_headers_is_decided(lan, fixtures, audit, kind, form, call):
+    """Its writes go where their headers say, which no call shows: so connecting such a socket
+    (or letting a connected one write headers) is a local-network operation, whatever the
+    address it is connected to."""
+    capture = lan.capture("udp and dst host 10.77.0.2 and dst port 9999")
+    calls = header_write(lan, fixtures, kind, form, options=["--deny", "--audit", str(audit.path)])
+    assert calls[call]["errno"] == "EHOSTUNREACH", calls
+    assert capture.packets() == []
+    [record] = audit.records()
+    assert (record["op"], record["transport"], record["address"]) == ("connect", "raw", "203.0.113.5")
+    assert record["reason"] == "a raw socket writing its own IP headers (they name where its writes go)"
+    assert record["by"] == ("supervisor" if kind == "static" else "preload")
+    allowed = header_write(lan, fixtures, kind, form, options=["--allow"])
+    assert allowed["write"]["result"] == 35, allowed

@@ -12,6 +12,7 @@
 #include <netinet/in.h>
 #include <netdb.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <errno.h>
 #include <net/if.h>
 #include <linux/netlink.h>
@@ -106,6 +107,12 @@ int64_t lnp_sys_half_seconds(void);
 /// (rdtsc >> 26 at 1 GHz or more; cntvct scaled by its frequency on arm64), plus one; 0
 /// where there is no such counter. It tells the core when to read the clock again, so that
 /// most calls read no clock at all.
+/// The inode of `fd`'s file (a socket's, as /proc/net lists it), or 0.
+static inline uint64_t lnp_sys_inode(int fd) {
+    struct stat status;
+    return lnp_syscall6(SYS_fstat, fd, (long)&status, 0, 0, 0, 0) == 0 ? (uint64_t)status.st_ino : 0;
+}
+
 static inline uint64_t lnp_sys_tick(void) {
 #if defined(__x86_64__)
     uint32_t low, high;
