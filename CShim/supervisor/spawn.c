@@ -68,6 +68,8 @@ static _Noreturn void child(const struct lnp_spawn_request *request, int status_
         }
     }
     if (request->terminal) take_terminal(request, status_pipe);
+    // "0": the writing process, and with it everything it starts.
+    if (request->cgroup_procs >= 0 && write(request->cgroup_procs, "0", 1) != 1) fail(status_pipe, LNP_SPAWN_CGROUP);
     if (request->filter) install_filter(request, status_pipe, go_pipe);
     close(go_pipe);
     sigprocmask(SIG_SETMASK, &request->mask, NULL);

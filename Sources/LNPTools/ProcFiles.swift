@@ -32,7 +32,7 @@ public enum ProcFiles {
     }
 
     /// A small file of /proc, whole (up to `limit` bytes).
-    static func read(_ path: String, limit: Int = 65_536) -> [UInt8]? {
+    public static func read(_ path: String, limit: Int = 65_536) -> [UInt8]? {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }

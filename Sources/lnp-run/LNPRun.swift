@@ -78,6 +78,10 @@ struct LNPRun: ParsableCommand {
         "Leave system calls unsupervised: only the preload decides, and static programs, raw system calls and children without the preload go unseen."))
     var preloadOnly = false
 
+    @Flag(help: ArgumentHelp(
+        "Supervise every gated call of every process, the preload's too (no page whose calls pass): a program that knows lnp cannot slip past the supervisor through it. Unprivileged, one race remains: another thread may put an IP socket on a descriptor between the check of a Unix socket's call and the kernel's continuing it (see the README)."))
+    var strict = false
+
     @Option(help: ArgumentHelp(
         "Why the program uses the local network, shown in the prompt (default: $LNP_USAGE_DESCRIPTION).", valueName: "TEXT"))
     var usageDescription: String?
@@ -118,6 +122,7 @@ struct LNPRun: ParsableCommand {
         }
         guard let name = arguments.first else { throw Failure("no PROGRAM to run; usage: lnp-run [options] -- PROGRAM [ARGS...]") }
         guard promptTimeout > 0 && promptTimeout <= 86_400 else { throw Failure("--prompt-timeout takes 1 to 86400 seconds") }
+        if strict && preloadOnly { throw Failure("--strict and --preload-only cannot be given together: --strict needs the supervisor") }
         var errno = LaunchSettings.defaultErrno
         if let errnoName {
             guard let value = ErrnoName.value(of: errnoName) else {
@@ -149,7 +154,7 @@ struct LNPRun: ParsableCommand {
         let server = try RunServer.start()
 
         let features = try Supervision.features(asKernel: ProgramLocator.environmentValue("LNP_SUPERVISOR_AS_KERNEL")).get()
-        var supervision = Supervision(supervised: !preloadOnly, features: features)
+        var supervision = Supervision(preloadOnly ? .off : strict ? .strict : .withGadget, features: features)
         let observability = Observability.examine(program, preload: try? ELFFile.read(path: preload))
         SupervisedProgram.warnings(observability, program: program, supervision: supervision).forEach(Diagnostics.warning)
 
@@ -174,7 +179,7 @@ struct LNPRun: ParsableCommand {
         }
         let records = RunRecords(
             destination: destination, scope: ownRecords, summarising: summary,
-            upstream: enclosing.flatMap { $0.records == .none ? nil : $0.pid })
+            upstream: enclosing.flatMap { $0.records == .none ? nil : $0.pid }, supervisorMakesEveryCall: supervision.isStrict)
         var asking: RunLoop.Asking? = nil
         if launch.asks {
             asking = RunLoop.Asking(
@@ -191,23 +196,26 @@ struct LNPRun: ParsableCommand {
         let environment = settings.environment(from: ProcessEnvironment.current(), runPID: getpid())
         // A run that may ask gives the program a terminal of its own (TerminalRelay).
         let relay = asking != nil ? TerminalRelay.start() : nil
+        let hooks = strict ? Self.socketHooks(administersTheSystem: !supervision.noNewPrivs) : nil
         var started = Spawn.start(path: program, arguments: arguments, environment: environment + supervision.environment,
-                                  signals: signals, relay: relay, supervision: supervision)
+                                  signals: signals, relay: relay, supervision: supervision, cgroup: hooks)
         if case .failure(let refused) = started, refused.isFilter {
             // Below another supervisor (EBUSY): a nested lnp-run, whose calls the outer one
             // decides and whose page the preload keeps using; or no seccomp at all.
             let nested = refused.errno == EBUSY && enclosing != nil
             if !nested { Diagnostics.warning(SupervisedProgram.refusedFilter(refused.errno)) }
             let inherited = nested ? Supervision.inheritedGadget(ProgramLocator.environmentValue("LNP_GADGET")) : nil
+            if strict && inherited != nil { Diagnostics.warning(SupervisedProgram.strictBelowGadget) }
             supervision = supervision.withoutFilter(inheritedGadget: inherited)
             started = Spawn.start(path: program, arguments: arguments, environment: environment + supervision.environment,
-                                  signals: signals, relay: relay, supervision: supervision)
+                                  signals: signals, relay: relay, supervision: supervision, cgroup: hooks)
         }
         let child: pid_t
         switch started {
         case .success(let spawned): child = spawned.pid
         case .failure(let spawnFailure):
             let failure = spawnFailure.errno
+            hooks?.remove()
             relay?.finish()
             server.stop()
             throw Failure("cannot execute \(program): \(ErrnoName.description(of: failure))",
@@ -227,9 +235,24 @@ struct LNPRun: ParsableCommand {
         statusChannel.send(status)
         // The shell has the program's status; what the program left running stays supervised.
         loop.serveRemainingTree()
+        hooks?.remove()
         records.finish()
         server.stop()
         Glibc.exit(0)
+    }
+
+    /// Under --strict, the kernel's socket hooks on the program's cgroup, which close the race
+    /// the supervisor cannot: only with the privilege to attach them (the README names the
+    /// race that remains without).
+    private static func socketHooks(administersTheSystem: Bool) -> SocketHookCgroup? {
+        guard administersTheSystem else { return nil }
+        switch SocketHookCgroup.create() {
+        case .success(let cgroup): return cgroup
+        case .failure(let why):
+            Diagnostics.warning("--strict: no socket hooks (\(why.message)): a program can still race the supervisor's look at "
+                + "a Unix socket's call (see the README)")
+            return nil
+        }
     }
 }
 

@@ -87,11 +87,12 @@ enum Spawn {
     /// Starts the program as lnp-run's child, with the signal mask and dispositions lnp-run
     /// itself was started with — on `relay`'s terminal, if given: in a session of its own
     /// whose controlling terminal it is, in place of the standard streams that were the
-    /// person's terminal. Returns the child, or the errno of a failed exec.
+    /// person's terminal; in `cgroup`, if given. Returns the child, or the errno of a failed exec.
     static func start(path: String, arguments: [String], environment: [String], signals: SignalIntake,
-                      relay: TerminalRelay?, supervision: Supervision) -> Result<Spawned, SpawnFailure> {
+                      relay: TerminalRelay?, supervision: Supervision, cgroup: SocketHookCgroup? = nil) -> Result<Spawned, SpawnFailure> {
         var request = lnp_spawn_request()
         request.no_new_privs = supervision.noNewPrivs ? 1 : 0
+        request.cgroup_procs = cgroup?.procs ?? -1
         request.mask = signals.originalMask
         sigemptyset(&request.defaults)
         if !signals.pipeWasIgnored { sigaddset(&request.defaults, SIGPIPE) }

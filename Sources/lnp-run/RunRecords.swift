@@ -21,10 +21,15 @@ final class RunRecords {
     /// The records, kept for `--summary`.
     private(set) var entries: [AuditEntry]? = nil
 
-    init(destination: AuditDestination?, scope: RecordScope, summarising: Bool, upstream: pid_t?) {
+    /// Under --strict the supervisor makes (and records) every socket call the preload allows,
+    /// so the preload's record of it would be a second one.
+    let supervisorMakesEveryCall: Bool
+
+    init(destination: AuditDestination?, scope: RecordScope, summarising: Bool, upstream: pid_t?, supervisorMakesEveryCall: Bool = false) {
         self.destination = destination
         self.scope = scope
         self.upstream = upstream
+        self.supervisorMakesEveryCall = supervisorMakesEveryCall
         if summarising { entries = [] }
     }
 
@@ -45,12 +50,22 @@ final class RunRecords {
                 return
             }
             about = pid
+            if supervisorMakesEveryCall && Self.isAllowedSocketCall(parsed) {
+                lost.add(Int(record.lost), .notSent)
+                return
+            }
             // The executable as the kernel names it (a nested run has done so for its tree).
             line = nested ? parsed.bytes : ProcFiles.executable(of: pid).map { parsed.replacing("exe", with: Self.json($0)) } ?? parsed.bytes
         }
         lost.add(Int(record.lost), .notSent)
         guard !line.isEmpty else { return }
         deliver(line, about: about, severity: record.severity, lost: record.lost, by: .preload)
+    }
+
+    /// An allowed operation of a socket call (not a name resolved, which the preload alone sees).
+    private static func isAllowedSocketCall(_ record: RecordLine) -> Bool {
+        guard let decision = record.value(of: "decision"), decision.elementsEqual("\"allow\"".utf8) else { return false }
+        return record.value(of: "op").map { !$0.elementsEqual("\"resolve\"".utf8) } ?? false
     }
 
     /// A record of lnp-run's own supervisor (`CallSupervisor`): believed as it is.

@@ -4,6 +4,11 @@ import LNPTools
 /// what the preload cannot see is seen by the supervisor; what the supervisor changes
 /// (privileges under no_new_privs) or cannot decide (another architecture's calls) is said.
 enum SupervisedProgram {
+    /// A --strict run below a run with a gadget page: the enclosing filter lets that page's
+    /// calls through, so a program that finds it can still use it.
+    static let strictBelowGadget = "--strict: the enclosing lnp-run supervises this one with a page whose calls pass, which a "
+        + "program that finds it can still use; run the outer lnp-run with --strict"
+
     static func warnings(_ observability: Observability, program: String, supervision: Supervision) -> [String] {
         guard !observability.isObservable else { return [] }
         guard supervision.filter != nil else {

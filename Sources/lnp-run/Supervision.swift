@@ -17,15 +17,27 @@ struct Supervision {
     var noNewPrivs: Bool
     var features: KernelFeatures
 
-    /// Supervised (the preload decides what it sees, the supervisor the rest), or not at all
-    /// (--preload-only).
-    init(supervised: Bool, features: KernelFeatures) {
+    enum Mode {
+        /// The preload decides what it sees and makes those calls from the gadget page; the
+        /// supervisor decides the rest.
+        case withGadget
+        /// No page: every gated call is the supervisor's (--strict).
+        case strict
+        /// No filter: the preload alone (--preload-only).
+        case off
+    }
+
+    init(_ mode: Mode, features: KernelFeatures) {
         self.features = features
         noNewPrivs = !(CapabilitySets.of(thread: 0)?.administersTheSystem ?? false)
-        guard supervised else { return }
-        gadget = Self.randomGadgetAddress()
+        guard mode != .off else { return }
+        gadget = mode == .withGadget ? Self.randomGadgetAddress() : nil
         filter = SeccompFilter.program(gadget: gadget)
     }
+
+    /// Whether the supervisor sees every gated call, the preload's too: a filter of its own
+    /// with no page.
+    var isStrict: Bool { filter != nil && gadget == nil }
 
     /// The same run without a filter of its own: it runs below another supervisor (a nested
     /// lnp-run, whose calls the outer one decides), or the kernel refused the filter. The

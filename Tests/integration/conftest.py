@@ -91,6 +91,7 @@ class Fixtures:
         self.probe_static = self._cc("probe-static", ["probe.c", "-I", include, "-lpthread", "-static"])
         self.early = self._cc("libearly.so", ["early.c", "-shared", "-fPIC"])
         self.racer = self._cc("racer", ["racer.c", "-lpthread"])
+        self.racer_static = self._cc("racer-static", ["racer.c", "-lpthread", "-static"])
         self.doors = self._cc("doors", ["doors.c", "-lresolv"])
         self.escapes = self._cc("escapes", ["escapes.c"])
         self.escapes_static = self._cc("escapes-static", ["escapes.c", "-static"])

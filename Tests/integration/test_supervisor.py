@@ -272,3 +272,53 @@ def test_a_broken_pipe_is_reported_as_the_kernel_reports_it(lan, fixtures):
     plain = lan.client([fixtures.escapes_static, "broken-pipe", "300"])
     supervised = lan.lnp_run(["--allow"], [fixtures.escapes_static, "broken-pipe", "300"])
     assert calls(supervised) == calls(plain), supervised.stderr
+
+
+@pytest.mark.parametrize("kind", ["dynamic", "static"])
+def test_a_program_that_knows_lnp_can_call_through_the_page_by_default(lan, fixtures, kind):
+    """What --strict is for, and what the README says of the default: the filter lets the
+    page's calls through, and a program that knows where it is (LNP_GADGET) can use it."""
+    capture = lan.capture(TO_PEER)
+    result = lan.lnp_run(["--deny"], [escapes(fixtures, kind), "gadget", "10.77.0.2", "8080"])
+    assert calls(result)[0] == {"result": 0, "errno": None}, result.stderr
+    assert capture.packets()
+
+
+@pytest.mark.parametrize("user", [None, "65534"])
+@pytest.mark.parametrize("kind", ["dynamic", "static"])
+def test_strict_leaves_no_page_to_call_through(lan, fixtures, audit, kind, user):
+    capture = lan.capture(TO_PEER)
+    audit.path.touch()
+    audit.path.chmod(0o666)
+    result = lan.lnp_run(["--strict", "--deny", "--audit", str(audit.path)],
+                         [escapes(fixtures, kind), "gadget", "10.77.0.2", "8080"], user=user)
+    assert calls(result)[0] == DENIED, result.stderr
+    assert capture.packets() == []
+    [record] = audit.records()
+    assert (record["by"], record["op"], record["address"]) == ("supervisor", "connect", "10.77.0.2")
+
+
+def test_strict_gives_the_program_no_page(lan):
+    result = lan.lnp_run(["--strict", "--allow"], ["env"])
+    assert result.returncode == 0
+    assert not [line for line in result.stdout.splitlines() if line.startswith("LNP_GADGET=")]
+
+
+def test_strict_records_each_call_once(lan, fixtures, audit):
+    """The preload decides first, and its allowed calls go on to the supervisor, which makes
+    and records them: one record each, the supervisor's. A denial stops at the preload."""
+    sink = ByteSink(lan, lan.workdir, 7101)
+    result = lan.lnp_run(["--strict", "--allow", "--audit", str(audit.path)],
+                         [fixtures.escapes, "send", "10.77.0.2", "7101", "100000"])
+    assert calls(result)[-1] == {"result": 100000, "errno": None}, result.stderr
+    assert sink.received() == 100000
+    assert [(r["op"], r["decision"], r["by"]) for r in audit.records()] == [("connect", "allow", "supervisor")]
+    audit.path.unlink()
+    lan.lnp_run(["--strict", "--deny", "--audit", str(audit.path)], [fixtures.escapes, "batch", "10.77.0.2", "9999", "3"])
+    assert [(r["op"], r["decision"], r["by"]) for r in audit.records()] == [("sendmmsg", "deny", "preload")]
+
+
+def test_strict_and_preload_only_exclude_each_other(lan):
+    result = lan.lnp_run(["--strict", "--preload-only", "--allow"], ["true"])
+    assert result.returncode != 0
+    assert result.stderr.strip() == "lnp-run: --strict and --preload-only cannot be given together: --strict needs the supervisor"

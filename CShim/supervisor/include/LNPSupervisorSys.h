@@ -3,4 +3,5 @@
 #include "lnp_credentials.h"
 #include "lnp_notifications.h"
 #include "lnp_seccomp.h"
+#include "lnp_socket_hooks.h"
 #include "lnp_spawn.h"

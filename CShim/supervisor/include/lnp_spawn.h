@@ -30,6 +30,8 @@ struct lnp_spawn_request {
     const struct lnp_filter_instruction *filter;
     unsigned short filter_length;
     int no_new_privs;
+    /// `cgroup.procs` of the cgroup the program starts in, open for writing (-1: lnp-run's).
+    int cgroup_procs;
 };
 
 /// Which step of the child's setup failed.
@@ -40,6 +42,7 @@ enum lnp_spawn_step {
     LNP_SPAWN_FILTER = 4,
     LNP_SPAWN_LISTENER = 5,
     LNP_SPAWN_EXEC = 6,
+    LNP_SPAWN_CGROUP = 7,
 };
 
 struct lnp_spawned {
