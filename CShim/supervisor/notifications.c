@@ -112,3 +112,15 @@ int lnp_enter_socket_namespace(int socket) {
     errno = saved;
     return result;
 }
+
+int lnp_enter_network_namespace(int namespace) { return setns(namespace, CLONE_NEWNET); }
+
+#ifndef SO_NETNS_COOKIE
+#define SO_NETNS_COOKIE 71
+#endif
+
+uint64_t lnp_socket_namespace_cookie(int socket) {
+    uint64_t cookie = 0;
+    socklen_t length = sizeof cookie;
+    return getsockopt(socket, SOL_SOCKET, SO_NETNS_COOKIE, &cookie, &length) == 0 ? cookie : 0;
+}

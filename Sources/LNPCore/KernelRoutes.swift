@@ -34,10 +34,17 @@ public struct KernelRoutes: RouteSource {
     /// The interface the route must leave through, as for a socket that forces its egress
     /// (`ip route get ADDRESS oif IF`); 0 for any, as an unbound socket's.
     public var outputInterface: UInt32
+    /// Whether the answers may come from (and go to) the route cache: not for a socket of
+    /// another network namespace than the cache's (the supervisor's `SocketNamespace`).
+    public var cached: Bool
 
-    public init(outputInterface: UInt32 = 0) { self.outputInterface = outputInterface }
+    public init(outputInterface: UInt32 = 0, cached: Bool = true) {
+        self.outputInterface = outputInterface
+        self.cached = cached
+    }
 
     public func route(to address: IPAddress) -> Result<RouteFacts, Errno> {
+        guard cached else { return KernelRoutes.ask(address, outputInterface: outputInterface) }
         let stamp = Clock.stamp()
         let record = RouteCache.record(for: address, outputInterface: outputInterface)
         // The hot path learns a gateway's route without its interface (`learn`); a reason
@@ -55,6 +62,7 @@ public struct KernelRoutes: RouteSource {
     }
 
     public func isLocalRoute(to address: IPAddress) -> Bool {
+        guard cached else { return RouteVerdict.verdict(from: KernelRoutes.ask(address, outputInterface: outputInterface), for: address).isLocal }
         let stamp = Clock.stamp()
         let record = RouteCache.record(for: address, outputInterface: outputInterface)
         if let local = RouteCache.readLocal(record, address: address, stamp: stamp, outputInterface: outputInterface) {

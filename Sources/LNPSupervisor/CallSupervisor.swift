@@ -29,6 +29,7 @@ public final class CallSupervisor {
     /// lnp-run's own capabilities, when it is privileged: a caller whose differ has its
     /// calls made with its own credentials (`CallerCredentials`).
     let privileged: CapabilitySets?
+    let namespaces: SocketNamespace
     /// Processes already named on stderr.
     private var named = NamedProcesses()
 
@@ -38,6 +39,7 @@ public final class CallSupervisor {
         self.features = features
         performer = CallPerformer(listener: listener)
         privileged = CallerCredentials.lnpRunPrivileges()
+        namespaces = SocketNamespace(privileged: privileged?.administersTheSystem ?? false)
     }
 
     /// Takes the next notification (poll the listener first); nil if there was none.
@@ -144,17 +146,24 @@ public final class CallSupervisor {
             close(socket)
             return .proceed
         }
-        let gate = SupervisorGate(process: process, programFD: programFD, policy: policy, given: given, outcome: outcome)
-        let reader = CallReader(process: process, socket: socket, kind: kind, decisions: Decisions(gate: gate))
-        let result: Result<PreparedCall, CallFailure>
-        switch call {
-        case .connect: result = reader.connect(notification)
-        case .sendto: result = reader.sendto(notification)
-        case .sendmsg: result = reader.sendmsg(notification)
-        case .sendmmsg: result = reader.sendmmsg(notification)
-        case .bind: result = reader.bind(notification)
-        case .setsockopt: result = reader.setsockopt(notification)
-        case .socket, .socketcall, .ioctl, .ioUringSetup: result = .failure(CallFailure(errno: ENOSYS))
+        let decided = namespaces.deciding(on: socket) { inOtherNamespace -> Result<PreparedCall, CallFailure> in
+            var gate = SupervisorGate(process: process, programFD: programFD, policy: policy, given: given, outcome: outcome)
+            gate.inOtherNamespace = inOtherNamespace
+            let reader = CallReader(process: process, socket: socket, kind: kind, decisions: Decisions(gate: gate))
+            switch call {
+            case .connect: return reader.connect(notification)
+            case .sendto: return reader.sendto(notification)
+            case .sendmsg: return reader.sendmsg(notification)
+            case .sendmmsg: return reader.sendmmsg(notification)
+            case .bind: return reader.bind(notification)
+            case .setsockopt: return reader.setsockopt(notification)
+            case .socket, .socketcall, .ioctl, .ioUringSetup: return .failure(CallFailure(errno: ENOSYS))
+            }
+        }
+        guard let result = decided else {
+            close(socket)
+            cannotRead(process, "its socket is in a network namespace lnp-run cannot enter")
+            return .fail(policy.deniedErrno)
         }
         switch result {
         case .success(let prepared): return .perform(prepared, socket: socket)

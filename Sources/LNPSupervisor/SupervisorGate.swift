@@ -26,9 +26,12 @@ struct SupervisorGate: CallGate {
     /// The answer to use, when the call is decided again once the person has answered.
     let given: Answer?
     let outcome: Outcome
+    /// The socket lives in another network namespace than lnp-run's, entered for the decision:
+    /// its routes are asked there, never taken from the cache of lnp-run's own.
+    var inOtherNamespace = false
 
     func classifier(leaving outputInterface: UInt32) -> Classifier<KernelRoutes, LiveExemptions> {
-        Classifier(routes: KernelRoutes(outputInterface: outputInterface), exemptions: LiveExemptions())
+        Classifier(routes: KernelRoutes(outputInterface: outputInterface, cached: !inOtherNamespace), exemptions: LiveExemptions())
     }
 
     /// The supervisor asks the socket itself: a call it is notified of is rare enough.

@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from conftest import ByteSink, json_lines
+from conftest import ByteSink, Capture, json_lines
 
 TO_PEER = "src host 10.77.0.1 and dst host 10.77.0.2 and (tcp port 8080 or udp port 9999)"
 DENIED = {"result": -1, "errno": "EHOSTUNREACH"}
@@ -322,3 +322,33 @@ def test_strict_and_preload_only_exclude_each_other(lan):
     result = lan.lnp_run(["--strict", "--preload-only", "--allow"], ["true"])
     assert result.returncode != 0
     assert result.stderr.strip() == "lnp-run: --strict and --preload-only cannot be given together: --strict needs the supervisor"
+
+
+@pytest.fixture
+def other_namespace(lan):
+    """A network namespace of the program's own making (here `ip netns exec`): 10.55.0.2 is
+    on its link, while in lnp-run's namespace that address goes out through the gateway."""
+    tag = f"{lan.client_ns}x"
+    a, b = f"{tag}a", f"{tag}b"
+    lan._sh(f"""
+        ip netns add {a}; ip netns add {b}
+        ip link add xa0 netns {a} type veth peer name xb0 netns {b}
+        ip -n {a} link set lo up; ip -n {a} link set xa0 up; ip -n {b} link set xb0 up
+        ip -n {a} addr add 10.55.0.1/24 dev xa0; ip -n {b} addr add 10.55.0.2/24 dev xb0
+    """)
+    yield a, b
+    lan._sh(f"ip netns del {a}; ip netns del {b}")
+
+
+def test_a_call_is_decided_in_its_sockets_network_namespace(lan, fixtures, audit, other_namespace):
+    program_namespace, peer_namespace = other_namespace
+    capture = Capture(peer_namespace, "xb0", "dst host 10.55.0.2 and not arp", lan.workdir / "other.pcap")
+    result = lan.lnp_run(["--deny", "--audit", str(audit.path)],
+                         ["ip", "netns", "exec", program_namespace, fixtures.escapes_static, "raw", "sendto", "10.55.0.2", "9999"])
+    assert calls(result)[0] == DENIED, result.stderr
+    assert capture.packets() == []
+    [record] = audit.records()
+    assert (record["by"], record["address"], record["reason"]) == ("supervisor", "10.55.0.2", "on-link 10.55.0.0/24 via xa0")
+    # The same address from lnp-run's own namespace: through the gateway, not local.
+    allowed = lan.lnp_run(["--deny"], [fixtures.escapes_static, "raw", "sendto", "10.55.0.2", "9999"])
+    assert calls(allowed)[0] == {"result": 7, "errno": None}

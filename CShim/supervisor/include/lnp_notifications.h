@@ -48,5 +48,10 @@ uint64_t lnp_socket_namespace(int socket);
 uint64_t lnp_own_network_namespace(void);
 /// Enters the network namespace `socket` belongs to, in the calling thread only.
 int lnp_enter_socket_namespace(int socket);
+/// Enters the network namespace open at `namespace` (this thread only): 0, or -1 with errno.
+int lnp_enter_network_namespace(int namespace);
+/// The cookie of the network namespace `socket` belongs to (SO_NETNS_COOKIE, Linux 5.14: one
+/// call, no descriptor), or 0.
+uint64_t lnp_socket_namespace_cookie(int socket);
 
 #endif
