@@ -70,6 +70,13 @@ long lnp_read_process_memory(int pid, uint64_t address, void *into, size_t lengt
     return process_vm_readv(pid, &local, 1, &remote, 1, 0);
 }
 
+long lnp_read_process_memory_pair(int pid, uint64_t first, void *into_first, size_t first_length, uint64_t second,
+                                  void *into_second, size_t second_length) {
+    struct iovec local[2] = {{into_first, first_length}, {into_second, second_length}};
+    struct iovec remote[2] = {{(void *)(uintptr_t)first, first_length}, {(void *)(uintptr_t)second, second_length}};
+    return process_vm_readv(pid, local, 2, remote, 2, 0);
+}
+
 long lnp_write_process_memory(int pid, uint64_t address, const void *from, size_t length) {
     struct iovec local = {.iov_base = (void *)from, .iov_len = length};
     struct iovec remote = {.iov_base = (void *)(uintptr_t)address, .iov_len = length};

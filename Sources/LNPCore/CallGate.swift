@@ -16,6 +16,8 @@ public protocol CallGate {
     var mayForceEgress: Bool { get }
     /// A call forces a socket's output interface.
     func noteForcedEgress()
+    /// The interface `fd` forces its traffic out of, or 0 (asked only when `mayForceEgress`).
+    func forcedInterface(of fd: Int32) -> UInt32
     /// Whether a socket may write its own IP header (a raw socket), so that it is worth asking.
     var mayWriteHeaders: Bool { get }
 
@@ -36,8 +38,10 @@ extension CallGate {
     func classifier(on fd: Int32, messageInterface: UInt32 = 0) -> Classifier<KernelRoutes, Exemptions> {
         if messageInterface != 0 { return classifier(leaving: messageInterface) }
         guard mayForceEgress else { return classifier(leaving: 0) }
-        return classifier(leaving: SocketEgress.forcedInterface(fd))
+        return classifier(leaving: forcedInterface(of: fd))
     }
+
+    func forcedInterface(of fd: Int32) -> UInt32 { SocketEgress.forcedInterface(fd) }
 
     @inline(__always)
     func decide(_ operation: Operation, fd: Int32?, transport: Transport?, endpoint: SocketEndpoint?, reason: LocalReason) -> Int32 {

@@ -17,10 +17,12 @@ public enum SocketEgress {
 
     /// The interface `fd`'s unicast traffic is forced out of: the device it is bound to
     /// (SO_BINDTODEVICE, SO_BINDTOIFINDEX), else IP_UNICAST_IF or IPV6_UNICAST_IF (which the
-    /// kernel keeps in network byte order); 0 for none.
-    static func forcedInterface(_ fd: Int32) -> UInt32 {
+    /// kernel keeps in network byte order); 0 for none. `domain`, when known: an IPv4 socket
+    /// has no IPv6 option to ask.
+    public static func forcedInterface(_ fd: Int32, domain: Int32 = 0) -> UInt32 {
         if case .success(let bound) = Sys.socketOption(fd, Int32(LNP_SO_BINDTOIFINDEX)), bound > 0 { return UInt32(bound) }
-        for (level, name) in [(Int32(LNP_IPPROTO_IP), Int32(LNP_IP_UNICAST_IF)), (Int32(LNP_IPPROTO_IPV6), Int32(LNP_IPV6_UNICAST_IF))] {
+        let levels = domain == Int32(LNP_AF_INET) ? 1 : 2
+        for (level, name) in [(Int32(LNP_IPPROTO_IP), Int32(LNP_IP_UNICAST_IF)), (Int32(LNP_IPPROTO_IPV6), Int32(LNP_IPV6_UNICAST_IF))].prefix(levels) {
             if case .success(let index) = Sys.socketOption(fd, level: level, name), index != 0 {
                 return UInt32(bigEndian: UInt32(bitPattern: index))
             }

@@ -50,6 +50,18 @@ struct NotifiedAddress {
         guard let bytes = process.read(address, count: Int(count)) else { return .failure(CallFailure(errno: EFAULT)) }
         return .success(NotifiedAddress(bytes: bytes))
     }
+
+    /// The address, and `count` bytes of data at `data`, in one read (a sendto's).
+    static func read(
+        _ process: NotifiedProcess, at address: UInt64, length: UInt64, data: UInt64, count: Int
+    ) -> Result<(NotifiedAddress?, OwnedBytes), CallFailure> {
+        let addressCount = Int32(truncatingIfNeeded: length)
+        guard addressCount >= 0, addressCount <= Int32(CopyLimits.address) else { return .failure(CallFailure(errno: EINVAL)) }
+        guard let (name, bytes) = process.read(address, count: Int(addressCount), data, count: count) else {
+            return .failure(CallFailure(errno: EFAULT))
+        }
+        return .success((addressCount == 0 ? nil : NotifiedAddress(bytes: name), bytes))
+    }
 }
 
 /// A `struct msghdr` a notified call points to, and all it points to, copied: the name, the

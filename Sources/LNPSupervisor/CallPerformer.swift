@@ -12,8 +12,8 @@ struct PreparedCall: @unchecked Sendable {
         /// May block (a blocking stream socket): made on a worker thread, so one slow peer
         /// holds up no other process's calls.
         case may
-        /// A datagram on a blocking socket: tried at once without waiting, and only if the
-        /// socket's buffer is full, again on a worker.
+        /// A datagram: tried at once without waiting, and only if the socket's buffer is full
+        /// and the socket blocks, again on a worker.
         case rarely
     }
 
@@ -53,7 +53,7 @@ struct CallPerformer: Sendable {
             finish(call, call.work(true), id: id, socket: socket)
         case .rarely:
             let result = call.work(true)
-            if result == -Int(EAGAIN) || result == -Int(EWOULDBLOCK) {
+            if result == -Int(EAGAIN) || result == -Int(EWOULDBLOCK), fcntl(socket, F_GETFL) & O_NONBLOCK == 0 {
                 onWorker(call, id: id, socket: socket) { call.work(false) }
             } else {
                 finish(call, result, id: id, socket: socket)

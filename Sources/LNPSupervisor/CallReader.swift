@@ -19,8 +19,10 @@ struct CallReader {
     private var isNonBlocking: Bool { fcntl(socket, F_GETFL) & O_NONBLOCK != 0 }
 
     private func blocking(flags: Int32 = 0) -> PreparedCall.Blocking {
-        if isNonBlocking || flags & Int32(MSG_DONTWAIT) != 0 { return .never }
-        return isStream ? .may : .rarely
+        if flags & Int32(MSG_DONTWAIT) != 0 { return .never }
+        // A datagram's socket is asked its flags only if the send would wait (`.rarely`).
+        guard isStream else { return .rarely }
+        return isNonBlocking ? .never : .may
     }
 
     private static func check(_ denial: Int32) -> Result<Void, CallFailure> {
@@ -44,10 +46,10 @@ struct CallReader {
     // sendto(fd, data, length, flags, address, addressLength): notified only with an address.
     func sendto(_ call: Notification) -> Result<PreparedCall, CallFailure> {
         let flags = call.int32(3)
-        return NotifiedAddress.read(process, at: call.argument(4), length: call.argument(5)).flatMap { address in
-            let wanted = call.argument(2) > UInt64(CopyLimits.data) ? CopyLimits.data : Int(call.argument(2))
-            guard let data = process.read(call.argument(1), count: wanted) else { return .failure(CallFailure(errno: EFAULT)) }
-            return headerDestination(data, operation: .sendto).flatMap {
+        let wanted = call.argument(2) > UInt64(CopyLimits.data) ? CopyLimits.data : Int(call.argument(2))
+        let read = NotifiedAddress.read(process, at: call.argument(4), length: call.argument(5), data: call.argument(1), count: wanted)
+        return read.flatMap { address, data in
+            headerDestination(data, operation: .sendto).flatMap {
                 Self.check(decisions.send(socket, address?.bytes.base, address?.length ?? 0, flags, operation: .sendto))
             }.map {
                 let socket = self.socket

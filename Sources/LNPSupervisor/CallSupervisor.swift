@@ -149,6 +149,7 @@ public final class CallSupervisor {
         let decided = namespaces.deciding(on: socket) { inOtherNamespace -> Result<PreparedCall, CallFailure> in
             var gate = SupervisorGate(process: process, programFD: programFD, policy: policy, given: given, outcome: outcome)
             gate.inOtherNamespace = inOtherNamespace
+            gate.socketDomain = kind.domain
             let reader = CallReader(process: process, socket: socket, kind: kind, decisions: Decisions(gate: gate))
             switch call {
             case .connect: return reader.connect(notification)

@@ -67,6 +67,17 @@ final class NotifiedProcess {
         return address != 0 && lnp_read_process_memory(thread, address, into, count) == count
     }
 
+    /// Two buffers of lnp-run's own, read in one call; nil if either cannot be read.
+    func read(_ first: UInt64, count firstCount: Int, _ second: UInt64, count secondCount: Int) -> (OwnedBytes, OwnedBytes)? {
+        let one = OwnedBytes(count: firstCount), two = OwnedBytes(count: secondCount)
+        guard firstCount > 0 && secondCount > 0 else {
+            return read(first, count: firstCount, into: one.base) && read(second, count: secondCount, into: two.base) ? (one, two) : nil
+        }
+        guard first != 0, second != 0 else { return nil }
+        let read = lnp_read_process_memory_pair(thread, first, one.base, firstCount, second, two.base, secondCount)
+        return read == firstCount + secondCount ? (one, two) : nil
+    }
+
     /// `count` bytes at `address`, in a buffer of lnp-run's own.
     func read(_ address: UInt64, count: Int) -> OwnedBytes? {
         let bytes = OwnedBytes(count: count)

@@ -34,8 +34,12 @@ struct SupervisorGate: CallGate {
         Classifier(routes: KernelRoutes(outputInterface: outputInterface, cached: !inOtherNamespace), exemptions: LiveExemptions())
     }
 
+    /// The socket's family (lnp-run has asked it already).
+    var socketDomain: Int32 = 0
+
     /// The supervisor asks the socket itself: a call it is notified of is rare enough.
     var mayForceEgress: Bool { true }
+    func forcedInterface(of fd: Int32) -> UInt32 { SocketEgress.forcedInterface(fd, domain: socketDomain) }
     func noteForcedEgress() {}
     var mayWriteHeaders: Bool { true }
     var recordsAllActivity: Bool { policy.recordScope == .all }

@@ -35,6 +35,10 @@ int lnp_pidfd_open(int pid, int thread);
 int lnp_pidfd_getfd(int pidfd, int number);
 /// Copies `length` bytes at `address` of process `pid`: the count copied, or -1.
 long lnp_read_process_memory(int pid, uint64_t address, void *into, size_t length);
+/// Two pieces in one call (a sendto's address and data): the bytes read, which stop at the
+/// first that cannot be.
+long lnp_read_process_memory_pair(int pid, uint64_t first, void *into_first, size_t first_length, uint64_t second,
+                                  void *into_second, size_t second_length);
 /// Writes `length` bytes to `address` of process `pid`.
 long lnp_write_process_memory(int pid, uint64_t address, const void *from, size_t length);
 /// Whether thread `thread` uses process `pid`'s descriptor table (kcmp KCMP_FILES): a thread
