@@ -158,21 +158,22 @@ public enum RunChannel {
 }
 
 /// A record as sent to lnp-run: `lnp1`, how many records this process could not send since
-/// the last one that went (a little-endian UInt32), its system-log severity, three bytes of
-/// padding; then the record's JSON, without a newline (none at all for a datagram that only
-/// reports records lost).
+/// the last one that went (a little-endian UInt32), its system-log severity, which path
+/// decided it (0: the preload; 1: a supervisor — believed only from another lnp-run), two
+/// bytes of padding; then the record's JSON, without a newline (none at all for a datagram
+/// that only reports records lost).
 public enum RecordDatagram {
     public static let headerSize = 12
     public static let magic: (UInt8, UInt8, UInt8, UInt8) = (0x6c, 0x6e, 0x70, 0x31)  // "lnp1"
 
-    public static func writeHeader(lost: UInt32, severity: UInt8, into buffer: UnsafeMutableRawBufferPointer) {
+    public static func writeHeader(lost: UInt32, severity: UInt8, bySupervisor: Bool = false, into buffer: UnsafeMutableRawBufferPointer) {
         buffer[0] = magic.0
         buffer[1] = magic.1
         buffer[2] = magic.2
         buffer[3] = magic.3
         buffer.storeBytes(of: lost.littleEndian, toByteOffset: 4, as: UInt32.self)
         buffer[8] = severity
-        buffer[9] = 0
+        buffer[9] = bySupervisor ? 1 : 0
         buffer[10] = 0
         buffer[11] = 0
     }

@@ -48,15 +48,15 @@ struct SupervisorGate: CallGate {
         _ operation: Operation, fd: Int32?, transport: Transport?, endpoint: SocketEndpoint?,
         name: UnsafeBufferPointer<UInt8>, reason: LocalReason
     ) -> Int32 {
-        guard let answer = given ?? policy.answer() else {
+        guard let decided = policy.decision(for: pid, given: given) else {
             outcome.ask = PendingAsk(pid: pid, operation: operation, transport: transport, endpoint: endpoint, reason: reason)
             return Self.waitsForAnswer
         }
-        if policy.recordScope != .none {
+        if decided.recorded {
             record(operation, hasSocket: fd != nil, transport: transport, endpoint: endpoint, verdict: .local(reason),
-                   decision: answer.decision, basis: answer.basis)
+                   decision: decided.answer.decision, basis: decided.answer.basis)
         }
-        return answer.decision == .allow ? 0 : policy.deniedErrno
+        return decided.answer.decision == .allow ? 0 : decided.errno
     }
 
     func recordActivity(_ operation: Operation, fd: Int32, transport: Transport, endpoint: SocketEndpoint, reason: NotLocalReason) {

@@ -179,7 +179,8 @@ struct LNPRun: ParsableCommand {
         }
         let records = RunRecords(
             destination: destination, scope: ownRecords, summarising: summary,
-            upstream: enclosing.flatMap { $0.records == .none ? nil : $0.pid }, supervisorMakesEveryCall: supervision.isStrict)
+            upstream: enclosing.flatMap { $0.records == .none ? nil : $0.pid }, enclosing: enclosing?.pid,
+            supervisorMakesEveryCall: supervision.isStrict)
         var asking: RunLoop.Asking? = nil
         if launch.asks {
             asking = RunLoop.Asking(
@@ -225,7 +226,7 @@ struct LNPRun: ParsableCommand {
         if launch.needsMarkingUsed { LaunchDecision.markUsed(identity) }
         let loop = RunLoop(
             child: child, signals: signals, server: server, tree: ProcessTree(), records: records, settings: settings,
-            asking: asking, upstream: asksUp ? enclosing?.pid : nil, relay: relay)
+            asking: asking, upstream: asksUp ? enclosing?.pid : nil, enclosing: enclosing?.pid, relay: relay)
         if case .success(let spawned) = started, let listener = spawned.listener {
             loop.supervise(NotificationListener(fd: listener), features: supervision.features)
         }

@@ -56,6 +56,19 @@ final class ProcessTree {
         return true
     }
 
+    /// The nearest registered nested lnp-run above `pid` in this tree, whose policy its
+    /// processes are held to as well; nil when none (most runs have none: no walk then).
+    func nestedRun(governing pid: pid_t) -> pid_t? {
+        guard !nested.isEmpty else { return nil }
+        var current = pid
+        for _ in 0..<ProcessAncestry.depth {
+            guard let parent = Self.parent(of: current), parent > 1, parent != root else { return nil }
+            if isNested(parent) { return parent }
+            current = parent
+        }
+        return nil
+    }
+
     /// Whether `pid` descends from lnp-run at all.
     static func isDescendant(_ pid: pid_t, of root: pid_t = getpid()) -> Bool {
         var current = pid

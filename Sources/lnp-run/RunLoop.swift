@@ -25,12 +25,15 @@ final class RunLoop {
     private let child: pid_t
     private let signals: SignalIntake
     private let server: RunServer
-    private let tree: ProcessTree
+    let tree: ProcessTree
     let records: RunRecords
     let settings: LaunchSettings
     private let asking: Asking?
     /// The enclosing lnp-run, when what this run would allow is asked there too.
     let upstream: pid_t?
+    /// The enclosing lnp-run, if this one is nested: it asks this run's settings for the
+    /// calls of this tree its supervisor decides (`NestedRunPolicy`).
+    private let enclosing: pid_t?
     /// The program's own terminal, when this run may ask (`TerminalRelay`).
     private var relay: TerminalRelay?
     /// Whether any process of the tree is left (lnp-run's children: the subreaper's orphans).
@@ -70,7 +73,7 @@ final class RunLoop {
     private var upstreamAnswer: Answer? = nil
 
     init(child: pid_t, signals: SignalIntake, server: RunServer, tree: ProcessTree, records: RunRecords,
-         settings: LaunchSettings, asking: Asking?, upstream: pid_t?, relay: TerminalRelay?) {
+         settings: LaunchSettings, asking: Asking?, upstream: pid_t?, enclosing: pid_t?, relay: TerminalRelay?) {
         self.child = child
         self.signals = signals
         self.server = server
@@ -79,6 +82,7 @@ final class RunLoop {
         self.settings = settings
         self.asking = asking
         self.upstream = upstream
+        self.enclosing = enclosing
         self.relay = relay
     }
 
@@ -181,10 +185,12 @@ final class RunLoop {
     // MARK: Requests
 
     /// Connections of this run's tree (nested runs' trees included: their processes ask who
-    /// vouches for their run) are taken; any other process's is closed at once.
+    /// vouches for their run), and the enclosing run's, are taken; any other process's is
+    /// closed at once.
     private func acceptRequests() {
         while let client = server.accept() {
-            guard ProcessTree.isDescendant(RunServer.sender(of: client)) else {
+            let sender = RunServer.sender(of: client)
+            guard ProcessTree.isDescendant(sender) || (enclosing != nil && sender == enclosing) else {
                 close(client)
                 continue
             }
@@ -210,7 +216,8 @@ final class RunLoop {
         let sender = RunServer.sender(of: client)
         switch request {
         case .settings:
-            RunServer.reply(client, tree.owns(sender) ? currentSettings.reply : Array("elsewhere".utf8))
+            let answers = tree.owns(sender) || (enclosing != nil && sender == enclosing)
+            RunServer.reply(client, answers ? currentSettings.reply : Array("elsewhere".utf8))
         case .nested:
             RunServer.reply(client, tree.registerNested(sender) ? currentSettings.reply : Array("elsewhere".utf8))
         case .vouch(let pid):

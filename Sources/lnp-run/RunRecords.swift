@@ -14,6 +14,9 @@ final class RunRecords {
     let scope: RecordScope
     /// The enclosing lnp-run, if this one is nested and it records.
     let upstream: pid_t?
+    /// The enclosing lnp-run, if this one is nested: its supervisor sends the records of its
+    /// calls from this run's tree here too (`receiveSupervised(_:…:nestedRun:)`).
+    let enclosing: pid_t?
     private(set) var lost = LostRecords()
     /// Records refused: sent by a process that is not of this run, about another process, or
     /// not in the form the preload writes (`RecordLine`).
@@ -25,17 +28,23 @@ final class RunRecords {
     /// so the preload's record of it would be a second one.
     let supervisorMakesEveryCall: Bool
 
-    init(destination: AuditDestination?, scope: RecordScope, summarising: Bool, upstream: pid_t?, supervisorMakesEveryCall: Bool = false) {
+    init(
+        destination: AuditDestination?, scope: RecordScope, summarising: Bool, upstream: pid_t?, enclosing: pid_t? = nil,
+        supervisorMakesEveryCall: Bool = false
+    ) {
         self.destination = destination
         self.scope = scope
         self.upstream = upstream
+        self.enclosing = enclosing
         self.supervisorMakesEveryCall = supervisorMakesEveryCall
         if summarising { entries = [] }
     }
 
     func receive(_ record: ReceivedRecord, from tree: ProcessTree) {
-        // A process may report only its own operations; a nested lnp-run passes on its tree's.
-        let nested = tree.isNested(record.sender)
+        // A process may report only its own operations; a nested lnp-run passes on its tree's,
+        // and the enclosing one's supervisor sends those of its calls from this tree.
+        let fromEnclosing = enclosing != nil && record.sender == enclosing
+        let nested = tree.isNested(record.sender) || fromEnclosing
         guard nested || tree.owns(record.sender) else {
             refused += 1
             return
@@ -44,13 +53,14 @@ final class RunRecords {
         var about = record.sender
         if !record.line.isEmpty {
             guard RecordDatagram.severities.contains(record.severity), let parsed = RecordLine(record.line),
-                let pid = parsed.pid, nested || pid == record.sender, parsed.value(of: "exe") != nil
+                let pid = parsed.pid, nested || pid == record.sender, parsed.value(of: "exe") != nil,
+                !fromEnclosing || tree.owns(pid)
             else {
                 refused += 1
                 return
             }
             about = pid
-            if supervisorMakesEveryCall && Self.isAllowedSocketCall(parsed) {
+            if supervisorMakesEveryCall && !record.bySupervisor && Self.isAllowedSocketCall(parsed) {
                 lost.add(Int(record.lost), .notSent)
                 return
             }
@@ -59,7 +69,10 @@ final class RunRecords {
         }
         lost.add(Int(record.lost), .notSent)
         guard !line.isEmpty else { return }
-        deliver(line, about: about, severity: record.severity, lost: record.lost, by: .preload)
+        // Which path decided: a run's word (the preload's own datagrams say nothing of it).
+        let path: Path = nested && record.bySupervisor ? .supervisor : .preload
+        // What the enclosing run sent is in its audit already.
+        deliver(line, about: about, severity: record.severity, lost: record.lost, by: path, passingUp: !fromEnclosing)
     }
 
     /// An allowed operation of a socket call (not a name resolved, which the preload alone sees).
@@ -68,9 +81,11 @@ final class RunRecords {
         return record.value(of: "op").map { !$0.elementsEqual("\"resolve\"".utf8) } ?? false
     }
 
-    /// A record of lnp-run's own supervisor (`CallSupervisor`): believed as it is.
-    func receiveSupervised(_ line: [UInt8], severity: UInt8, about pid: pid_t) {
+    /// A record of lnp-run's own supervisor (`CallSupervisor`): believed as it is. A call of
+    /// a nested run's tree is that run's to record too.
+    func receiveSupervised(_ line: [UInt8], severity: UInt8, about pid: pid_t, nestedRun: pid_t? = nil) {
         deliver(line, about: pid, severity: severity, lost: 0, by: .supervisor)
+        if let nestedRun { forward(line, lost: 0, severity: severity, bySupervisor: true, to: nestedRun) }
     }
 
     /// Which path decided an operation: the audit's `by`.
@@ -78,11 +93,13 @@ final class RunRecords {
         case preload, supervisor
     }
 
-    private func deliver(_ record: [UInt8], about: pid_t, severity: UInt8, lost count: UInt32, by path: Path) {
+    private func deliver(
+        _ record: [UInt8], about: pid_t, severity: UInt8, lost count: UInt32, by path: Path, passingUp: Bool = true
+    ) {
         var line = record
         if scope == .local && line.reversed().starts(with: "\"local\":false}".utf8.reversed()) { return }
         if entries != nil, let entry = try? AuditEntry.parse(line: line) { entries?.append(entry) }
-        if let upstream { forward(line, lost: count, severity: severity, to: upstream) }
+        if let upstream, passingUp { forward(line, lost: count, severity: severity, bySupervisor: path == .supervisor, to: upstream) }
         guard let destination else { return }
         line = Self.adding("\"by\":\"\(path.rawValue)\"", to: line)
         let gap = lost.gap
@@ -135,10 +152,10 @@ final class RunRecords {
         return Array(line.dropLast()) + Array(",\(member)}".utf8)
     }
 
-    private func forward(_ line: [UInt8], lost count: UInt32, severity: UInt8, to pid: pid_t) {
+    private func forward(_ line: [UInt8], lost count: UInt32, severity: UInt8, bySupervisor: Bool, to pid: pid_t) {
         var datagram = [UInt8](repeating: 0, count: RecordDatagram.headerSize) + line
         datagram.withUnsafeMutableBytes { raw in
-            RecordDatagram.writeHeader(lost: count, severity: severity, into: raw)
+            RecordDatagram.writeHeader(lost: count, severity: severity, bySupervisor: bySupervisor, into: raw)
             if !RunChannel.sendRecord(UnsafeRawBufferPointer(raw), to: Int32(pid)) { lost.add(1, .notSent) }
         }
     }

@@ -144,6 +144,8 @@ struct ReceivedRecord: Equatable {
     /// Records the sender could not send before this one.
     var lost: UInt32
     var severity: UInt8
+    /// Whether the sender says a supervisor decided it (believed only from an lnp-run).
+    var bySupervisor: Bool
     /// The record's JSON; empty for a datagram that only reports records lost.
     var line: ArraySlice<UInt8>
 
@@ -155,6 +157,7 @@ struct ReceivedRecord: Equatable {
         self.sender = sender
         lost = UInt32(bytes[4]) | UInt32(bytes[5]) << 8 | UInt32(bytes[6]) << 16 | UInt32(bytes[7]) << 24
         severity = bytes[8]
+        bySupervisor = bytes[9] == 1
         line = bytes[RecordDatagram.headerSize...]
     }
 }

@@ -9,7 +9,18 @@ import Glibc
 /// The run as the supervisor's policy: notified calls are decided by the same settings and
 /// the same person's answer as the preload's asks, and recorded by this run.
 extension RunLoop: SupervisorPolicy {
-    func answer() -> Answer? {
+    func decision(for pid: Int32, given: Answer?) -> PolicyDecision? {
+        guard let own = given ?? answer() else { return nil }
+        let recorded = settings.records != .none
+        guard let nested = tree.nestedRun(governing: pid) else {
+            return PolicyDecision(answer: own, errno: settings.errno, recorded: recorded)
+        }
+        return NestedRunPolicy.narrow(PolicyDecision(answer: own, errno: settings.errno, recorded: recorded), by: nested,
+                                      note: { note(process: pid, $0) })
+    }
+
+    /// This run's answer now; nil while undetermined.
+    private func answer() -> Answer? {
         let current = currentSettings
         let answer: Answer
         switch current.decision {
@@ -29,7 +40,7 @@ extension RunLoop: SupervisorPolicy {
     var program: [UInt8] { Array(settings.program.utf8) }
 
     func record(_ line: [UInt8], severity: UInt8, about pid: Int32) {
-        records.receiveSupervised(line, severity: severity, about: pid)
+        records.receiveSupervised(line, severity: severity, about: pid, nestedRun: tree.nestedRun(governing: pid))
     }
 
     func note(process pid: Int32, _ what: String) {

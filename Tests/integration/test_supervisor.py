@@ -182,6 +182,36 @@ def test_a_nested_run_cannot_widen_what_the_outer_denies(lan, build, fixtures, a
     assert [r["by"] for r in audit.records()] == ["supervisor"]
 
 
+@pytest.mark.parametrize("kind,command,by", [
+    ("static", ["raw", "sendto", "10.77.0.2", "9999"], "supervisor"),
+    ("dynamic", ["batch", "10.77.0.2", "9999", "1"], "preload"),
+])
+def test_a_nested_run_narrows_what_the_outer_allows_and_records_it(lan, build, fixtures, audit, workdir, kind, command, by):
+    """The inner run has no filter of its own below the outer's: the outer supervisor decides
+    its static program's calls, held to the inner run's policy, and the inner run's audit
+    has the record too (the preload decides a dynamic program's with the inner policy)."""
+    inner = workdir / "inner.jsonl"
+    inner.unlink(missing_ok=True)
+    capture = lan.capture(TO_PEER)
+    result = lan.lnp_run(["--allow", "--audit", str(audit.path)],
+                         [build.lnp_run, "--deny", "--errno", "ECONNREFUSED", "--audit", inner, "--",
+                          escapes(fixtures, kind), *command])
+    assert calls(result)[0] == {"result": -1, "errno": "ECONNREFUSED"}, result.stderr
+    assert capture.packets() == []
+    [record] = json_lines(inner.read_text())
+    assert (record["decision"], record["because"], record["by"]) == ("deny", "run-option", by)
+    assert [(r["decision"], r["by"]) for r in audit.records()] == [("deny", by)]
+
+
+def test_a_nested_run_allows_what_both_allow(lan, build, fixtures, workdir):
+    inner = workdir / "inner-allow.jsonl"
+    inner.unlink(missing_ok=True)
+    result = lan.lnp_run(["--allow"], [build.lnp_run, "--allow", "--audit", inner, "--",
+                                       fixtures.escapes_static, "raw", "sendto", "10.77.0.2", "9999"])
+    assert calls(result) == [{"result": 7, "errno": None}], result.stderr
+    assert [(r["decision"], r["by"]) for r in json_lines(inner.read_text())] == [("allow", "supervisor")]
+
+
 def test_preload_only_leaves_static_programs_unobserved(lan, fixtures):
     result = lan.lnp_run(["--deny", "--preload-only"], [fixtures.escapes_static, "raw", "sendto", "10.77.0.2", "9999"])
     assert calls(result) == [{"result": 7, "errno": None}]
