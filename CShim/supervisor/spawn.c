@@ -47,8 +47,12 @@ static void install_filter(const struct lnp_spawn_request *request, int status_p
     // Once lnp-run has read a call, only a fatal signal ends the wait: a call lnp-run makes
     // for the program must not be restarted (sent twice) or abandoned while it is made
     // (Linux 5.19; older kernels refuse the flag and run without it).
-    long listener = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
-                            SECCOMP_FILTER_FLAG_NEW_LISTENER | SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV, &program);
+    long listener = -1;
+    errno = EINVAL;
+    if (request->killable_wait) {
+        listener = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+                           SECCOMP_FILTER_FLAG_NEW_LISTENER | SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV, &program);
+    }
     if (listener < 0 && errno == EINVAL) {
         listener = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, &program);
     }

@@ -40,10 +40,11 @@ struct PreparedCall: @unchecked Sendable {
 struct CallPerformer: Sendable {
     let listener: NotificationListener
 
-    func perform(_ call: PreparedCall, id: UInt64, socket: Int32) {
+    /// Makes `call` for `caller`'s waiting thread, and answers it.
+    func perform(_ call: PreparedCall, id: UInt64, socket: Int32, caller: NotifiedProcess) {
         if let credentials = call.credentials {
             // Taken by a thread that ends with the call: lnp-run's own rights are never lent.
-            return onWorker(call, id: id, socket: socket) {
+            return onWorker(call, id: id, socket: socket, caller: caller) {
                 credentials.assume() ? call.work(false) : -Int(EPERM)
             }
         }
@@ -54,18 +55,24 @@ struct CallPerformer: Sendable {
         case .rarely:
             let result = call.work(true)
             if result == -Int(EAGAIN) || result == -Int(EWOULDBLOCK), fcntl(socket, F_GETFL) & O_NONBLOCK == 0 {
-                onWorker(call, id: id, socket: socket) { call.work(false) }
+                onWorker(call, id: id, socket: socket, caller: caller) { call.work(false) }
             } else {
                 finish(call, result, id: id, socket: socket)
             }
         case .may:
-            onWorker(call, id: id, socket: socket) { call.work(false) }
+            onWorker(call, id: id, socket: socket, caller: caller) { call.work(false) }
         }
     }
 
-    private func onWorker(_ call: PreparedCall, id: UInt64, socket: Int32, _ work: @escaping () -> Int) {
+    private func onWorker(_ call: PreparedCall, id: UInt64, socket: Int32, caller: NotifiedProcess, _ work: @escaping () -> Int) {
+        InterruptedCalls.shared.register(id, pid: caller.pid, thread: caller.thread)
         // Each worker holds a thread, a descriptor and the call's copies: bounded.
-        guard WorkerThread.start({ finish(call, work(), id: id, socket: socket) }) else {
+        guard WorkerThread.start({
+            InterruptedCalls.shared.begin(id)
+            let result = work()
+            finish(call, InterruptedCalls.shared.end(id, result: result), id: id, socket: socket)
+        }) else {
+            _ = InterruptedCalls.shared.end(id, result: 0)
             return finish(call, -Int(ENOBUFS), id: id, socket: socket)
         }
     }

@@ -48,6 +48,15 @@ public final class CallSupervisor {
         return handle(notification, given: nil)
     }
 
+    /// Whether calls made on workers wait (their threads' signals are looked at meanwhile).
+    public var hasCallsInFlight: Bool { !InterruptedCalls.shared.isEmpty }
+
+    /// Interrupts the calls in flight whose waiting thread has a signal to take.
+    public func interruptSignalledCalls() {
+        let listener = self.listener
+        InterruptedCalls.shared.interruptSignalled { listener.isValid($0) }
+    }
+
     /// Decides a held call again, now with the person's answer.
     public func resume(_ held: HeldCall, with answer: Answer) {
         _ = handle(held.notification, given: answer)
@@ -95,7 +104,7 @@ public final class CallSupervisor {
                 close(socket)
                 return .answered
             }
-            performer.perform(work, id: id, socket: socket)
+            performer.perform(work, id: id, socket: socket, caller: process)
         case .ask(let socket):
             if let socket { close(socket) }
             return .asks(HeldCall(notification: notification, ask: outcome.ask!))

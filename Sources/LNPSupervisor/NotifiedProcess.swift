@@ -12,11 +12,26 @@ public struct KernelFeatures: Sendable {
     public var threadPidfds = true
     /// SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP (Linux 6.6).
     public var synchronousWakeUp = true
+    /// SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV (Linux 5.19): once read, a call's wait ends only
+    /// with a fatal signal.
+    public var killableWait = true
 
     public init() {}
 
-    /// As on a kernel older than 6.6: neither.
-    public static var older: KernelFeatures { var features = KernelFeatures(); features.threadPidfds = false; features.synchronousWakeUp = false; return features }
+    /// As on Debian 12's 6.1: no thread pidfds, no synchronous wake-up.
+    public static var linux61: KernelFeatures {
+        var features = KernelFeatures()
+        features.threadPidfds = false
+        features.synchronousWakeUp = false
+        return features
+    }
+
+    /// As on Ubuntu 22.04's 5.15: nor the killable wait.
+    public static var linux515: KernelFeatures {
+        var features = linux61
+        features.killableWait = false
+        return features
+    }
 }
 
 /// The process a notification came from, reached through a pidfd: its memory read by the

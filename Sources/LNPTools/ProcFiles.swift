@@ -22,13 +22,22 @@ public enum ProcFiles {
     /// The fields named `keys` of /proc/THREAD/status (`thread-self` when nil), each split at
     /// blanks: `["Tgid": ["4242"]]`. nil when it cannot be read.
     public static func status(of thread: Int32?, _ keys: Set<String>) -> [String: [Substring]]? {
-        guard let bytes = read(thread.map { "/proc/\($0)/status" } ?? "/proc/thread-self/status") else { return nil }
+        fields(read(thread.map { "/proc/\($0)/status" } ?? "/proc/thread-self/status"), keys)
+    }
+
+    private static func fields(_ bytes: [UInt8]?, _ keys: Set<String>) -> [String: [Substring]]? {
+        guard let bytes else { return nil }
         var fields: [String: [Substring]] = [:]
         for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") {
             guard let colon = line.firstIndex(of: ":"), keys.contains(String(line[..<colon])) else { continue }
             fields[String(line[..<colon])] = line[line.index(after: colon)...].split(whereSeparator: { $0 == " " || $0 == "\t" })
         }
         return fields
+    }
+
+    /// The same fields of thread `thread` of process `pid`.
+    public static func status(ofThread thread: Int32, in pid: Int32, _ keys: Set<String>) -> [String: [Substring]]? {
+        fields(read("/proc/\(pid)/task/\(thread)/status"), keys)
     }
 
     /// A small file of /proc, whole (up to `limit` bytes).

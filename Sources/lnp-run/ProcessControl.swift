@@ -93,6 +93,7 @@ enum Spawn {
         var request = lnp_spawn_request()
         request.no_new_privs = supervision.noNewPrivs ? 1 : 0
         request.cgroup_procs = cgroup?.procs ?? -1
+        request.killable_wait = supervision.features.killableWait ? 1 : 0
         request.mask = signals.originalMask
         sigemptyset(&request.defaults)
         if !signals.pipeWasIgnored { sigaddset(&request.defaults, SIGPIPE) }

@@ -122,6 +122,7 @@ final class RunLoop {
             let (signalled, requested, recorded) = (fds[0].revents != 0, fds[1].revents != 0, fds[2].revents != 0)
 
             if supervisor != nil && !treeGone { supervisorEvents(fds[supervisorIndex].revents) }
+            supervisor?.interruptSignalledCalls()
             if recorded { takeRecords() }
             if records.destination?.waitsToWrite == true { records.flush() }
             relay?.pump()
@@ -171,11 +172,16 @@ final class RunLoop {
     }
 
     /// Until the prompt's deadline, or the first arriving connection's.
+    /// While calls made on workers wait, every few milliseconds: their threads' signals.
     private func timeoutMilliseconds() -> Int32 {
         let deadlines = (terminal != nil ? [deadline] : []) + arriving.map(\.deadline)
-        guard let next = deadlines.min() else { return -1 }
-        return Int32(max(0, min(Double(Int32.max), (next - Self.now()) * 1000)))
+        let inFlight: Int32? = supervisor?.hasCallsInFlight == true ? Self.signalLookMilliseconds : nil
+        guard let next = deadlines.min() else { return inFlight ?? -1 }
+        let untilDeadline = Int32(max(0, min(Double(Int32.max), (next - Self.now()) * 1000)))
+        return min(untilDeadline, inFlight ?? Int32.max)
     }
+
+    private static let signalLookMilliseconds: Int32 = 5
 
     private func takeRecords() {
         while let record = server.receive() { records.receive(record, from: tree) }

@@ -64,13 +64,13 @@ struct Supervision {
     }
 
     /// The kernel features to use: all the kernel has, unless LNP_SUPERVISOR_AS_KERNEL asks
-    /// lnp-run to behave as on an older kernel (6.1 or 5.15: without thread pidfds and
-    /// synchronous wake-up), so those paths can be tested on a newer one.
+    /// lnp-run to behave as on an older kernel (6.1: without thread pidfds and synchronous
+    /// wake-up; 5.15: nor the killable wait), so those paths can be tested on a newer one.
     static func features(asKernel: String?) -> Result<KernelFeatures, Failure> {
         guard let asKernel else { return .success(KernelFeatures()) }
         guard asKernel == "6.1" || asKernel == "5.15" else {
             return .failure(Failure("LNP_SUPERVISOR_AS_KERNEL takes 6.1 or 5.15, not '\(asKernel)'"))
         }
-        return .success(.older)
+        return .success(asKernel == "6.1" ? .linux61 : .linux515)
     }
 }

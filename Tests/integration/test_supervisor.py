@@ -289,6 +289,23 @@ def test_a_send_interrupted_by_signals_arrives_once(lan, fixtures, workdir):
     assert sink.received() == size
 
 
+@pytest.mark.parametrize("kernel", [None, "5.15"])
+@pytest.mark.parametrize("handler", ["interrupt", "restart"])
+def test_a_signal_interrupts_a_blocking_connect_as_without_lnp(lan, fixtures, handler, kernel):
+    """A static program's blocking connect is made on lnp-run's worker while the program's
+    thread waits, and a timer's signal must reach it as it would: a handler without
+    SA_RESTART ends the connect with EINTR (a timeout made with alarm()), one with it runs
+    while the connect goes on. 10.77.0.66 is on the link, but no host has it: the connect
+    waits about three seconds for its neighbour, then fails with EHOSTUNREACH."""
+    command = [fixtures.escapes_static, "alarm-connect", "10.77.0.66", "8080", handler]
+    plain = lan.client(command)
+    env = {"LNP_SUPERVISOR_AS_KERNEL": kernel} if kernel else None
+    supervised = lan.lnp_run(["--allow"], command, env=env)
+    assert calls(supervised) == calls(plain), supervised.stderr
+    expected = "EINTR" if handler == "interrupt" else "EHOSTUNREACH"
+    assert calls(plain) == [{"result": -1, "errno": expected}, {"result": 1 if handler == "interrupt" else 3, "errno": None}]
+
+
 def test_zero_copy_sends_arrive_intact(lan, fixtures):
     """lnp-run sends its own copy, which it frees once the call returns: MSG_ZEROCOPY would
     have the kernel read it later."""

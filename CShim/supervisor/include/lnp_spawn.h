@@ -30,6 +30,9 @@ struct lnp_spawn_request {
     const struct lnp_filter_instruction *filter;
     unsigned short filter_length;
     int no_new_privs;
+    /// Whether the program's notified calls wait killably (WAIT_KILLABLE_RECV, where the
+    /// kernel has it); 0 behaves as a kernel without it.
+    int killable_wait;
     /// `cgroup.procs` of the cgroup the program starts in, open for writing (-1: lnp-run's).
     int cgroup_procs;
 };

@@ -1,0 +1,99 @@
+import LNPSupervisorSys
+import LNPTools
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The calls lnp-run makes on worker threads while the program's threads wait for them, and
+/// their interruption. The program's wait ends only with a fatal signal (WAIT_KILLABLE_RECV),
+/// so its thread would take any other signal only once the call was over: a connect timed
+/// with `alarm()` would last as long as TCP's own timeout. So while such calls run, lnp-run
+/// looks at each waiting thread's pending signals (/proc) every few milliseconds; a signal the
+/// thread would take — not blocked, and its own, or the process's when it is the only thread
+/// — interrupts the worker's call, which returns as the kernel returns an interrupted call:
+/// ERESTARTSYS when nothing was done, so that the kernel restarts it after a handler with
+/// SA_RESTART (notified again: a connect then waits on, as the kernel's own does) and fails it
+/// with EINTR after one without; what was done, when something was (the bytes sent).
+final class InterruptedCalls: @unchecked Sendable {
+    static let shared = InterruptedCalls()
+    /// The kernel's "restart unless the handler says otherwise", never seen by a program.
+    static let restartUnlessHandled = 512  // ERESTARTSYS
+
+    private struct Call {
+        var pid: Int32
+        var thread: Int32
+        /// The worker making it, once it has started.
+        var worker: pthread_t?
+        var interrupted = false
+    }
+
+    private var calls: [UInt64: Call] = [:]
+    /// When the main loop last looked (monotonic milliseconds); only it reads and writes this.
+    private var lastLook: Int64 = 0
+    private let lock: UnsafeMutablePointer<pthread_mutex_t> = {
+        let lock = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+        pthread_mutex_init(lock, nil)
+        return lock
+    }()
+
+    private init() { _ = lnp_interrupt_install() }
+
+    /// Before call `id` for thread `thread` of process `pid` goes to a worker (on the loop's
+    /// thread: the loop then looks at signals until it ends).
+    func register(_ id: UInt64, pid: Int32, thread: Int32) {
+        locked { calls[id] = Call(pid: pid, thread: thread) }
+    }
+
+    /// On the worker, before it makes call `id`.
+    func begin(_ id: UInt64) {
+        lnp_interrupt_accept()
+        locked { calls[id]?.worker = lnp_interrupt_self() }
+    }
+
+    /// On the worker, once the call returned `result`: what to answer with.
+    func end(_ id: UInt64, result: Int) -> Int {
+        let interrupted = locked { calls.removeValue(forKey: id)?.interrupted ?? false }
+        return interrupted && result == -Int(EINTR) ? -Self.restartUnlessHandled : result
+    }
+
+    var isEmpty: Bool { locked { calls.isEmpty } }
+
+    /// Interrupts the calls whose waiting thread has a signal to take, and those no thread
+    /// waits for any more (`isWaited` false: the program was killed, or on a kernel without
+    /// the killable wait its thread took a signal and will make the call again): looked at
+    /// most every few milliseconds, however busy the loop that asks.
+    func interruptSignalled(isWaited: (UInt64) -> Bool) {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        let milliseconds = Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000
+        guard milliseconds - lastLook >= 4 else { return }
+        lastLook = milliseconds
+        let waiting = locked { calls.filter { !$0.value.interrupted && $0.value.worker != nil } }
+        for (id, call) in waiting where !isWaited(id) || Self.hasSignalToTake(pid: call.pid, thread: call.thread) {
+            locked {
+                guard calls[id]?.interrupted == false, let worker = calls[id]?.worker else { return }
+                calls[id]?.interrupted = true
+                _ = lnp_interrupt_thread(worker)
+            }
+        }
+    }
+
+    /// Whether the thread would take a signal now: pending for it (or for its process, when it
+    /// is the only thread) and not blocked.
+    static func hasSignalToTake(pid: Int32, thread: Int32) -> Bool {
+        guard let status = ProcFiles.status(ofThread: thread, in: pid, ["SigPnd", "ShdPnd", "SigBlk", "Threads"]),
+            let own = mask(status["SigPnd"]), let shared = mask(status["ShdPnd"]), let blocked = mask(status["SigBlk"])
+        else { return false }
+        let alone = status["Threads"]?.first == "1"
+        return (own | (alone ? shared : 0)) & ~blocked != 0
+    }
+
+    private static func mask(_ field: [Substring]?) -> UInt64? { field?.first.flatMap { UInt64($0, radix: 16) } }
+
+    private func locked<T>(_ body: () -> T) -> T {
+        pthread_mutex_lock(lock)
+        defer { pthread_mutex_unlock(lock) }
+        return body()
+    }
+}
