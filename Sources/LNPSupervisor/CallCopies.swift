@@ -95,6 +95,12 @@ final class NotifiedMessage: @unchecked Sendable {
         piece.deallocate()
     }
 
+    /// Leaves out the first `count` bytes of the data (sent already: `ResumedSends`).
+    func skip(_ count: Int) {
+        guard count > 0 else { return }
+        piece.pointee = iovec(iov_base: data.base + count, iov_len: data.count - count)
+    }
+
     /// Reads the message at `address`, with the kernel's errors for what it would refuse.
     static func read(_ process: NotifiedProcess, at address: UInt64) -> Result<NotifiedMessage, CallFailure> {
         guard let message = process.read(address, as: RawMessage.self) else { return .failure(CallFailure(errno: EFAULT)) }

@@ -28,6 +28,9 @@ struct PreparedCall: @unchecked Sendable {
     /// call returns; raised after the answer, it could interrupt the thread's next call
     /// while that waits to be read.
     var brokenPipe: (() -> Void)? = nil
+    /// A stream send on a kernel without the killable wait: kept, if it is taken from lnp-run
+    /// halfway, so that the same call made again resumes past what went (`ResumedSends`).
+    var resumable: ResumedSends.Call? = nil
 
     init(blocking: Blocking, brokenPipe: (() -> Void)? = nil, work: @escaping (_ dontWait: Bool) -> Int) {
         self.blocking = blocking
@@ -70,9 +73,10 @@ struct CallPerformer: Sendable {
         guard WorkerThread.start({
             InterruptedCalls.shared.begin(id)
             let result = work()
-            finish(call, InterruptedCalls.shared.end(id, result: result), id: id, socket: socket)
+            finish(call, InterruptedCalls.shared.answer(id, result: result), id: id, socket: socket)
+            InterruptedCalls.shared.end(id)
         }) else {
-            _ = InterruptedCalls.shared.end(id, result: 0)
+            InterruptedCalls.shared.end(id)
             return finish(call, -Int(ENOBUFS), id: id, socket: socket)
         }
     }
@@ -80,7 +84,9 @@ struct CallPerformer: Sendable {
     private func finish(_ call: PreparedCall, _ result: Int, id: UInt64, socket: Int32) {
         close(socket)
         if result == -Int(EPIPE) { call.brokenPipe?() }
-        listener.reply(id, result: result)
+        if !listener.reply(id, result: result), result > 0, let resumable = call.resumable {
+            ResumedSends.shared.remember(resumable, bytes: result)
+        }
     }
 
     /// A system call's result as `work` returns it.

@@ -14,6 +14,8 @@ struct CallReader {
     let socket: Int32
     let kind: SocketKind
     let decisions: Decisions<SupervisorGate>
+    /// The bytes of this send that went already, when it is made again (`ResumedSends`).
+    var resumingAfter = 0
 
     private var isStream: Bool { kind.transport == .tcp || kind.transport == .mptcp || kind.transport == .sctp }
     private var isNonBlocking: Bool { fcntl(socket, F_GETFL) & O_NONBLOCK != 0 }
@@ -53,11 +55,12 @@ struct CallReader {
                 Self.check(decisions.send(socket, address?.bytes.base, address?.length ?? 0, flags, operation: .sendto))
             }.map {
                 let socket = self.socket
+                let skip = min(resumingAfter, data.count)
                 return PreparedCall(blocking: blocking(flags: flags), brokenPipe: brokenPipe(flags: flags)) { dontWait in
                     let result = Glibc.sendto(
-                        socket, data.base, data.count, Self.ownFlags(flags, dontWait: dontWait),
+                        socket, data.base + skip, data.count - skip, Self.ownFlags(flags, dontWait: dontWait),
                         address?.bytes.base.assumingMemoryBound(to: sockaddr.self), address?.length ?? 0)
-                    return CallPerformer.result(result)
+                    return Self.resumed(CallPerformer.result(result), after: skip)
                 }
             }
         }
@@ -69,9 +72,11 @@ struct CallReader {
         return NotifiedMessage.read(process, at: call.argument(1)).flatMap { message in
             decide(message, flags: flags, operation: .sendmsg).map {
                 let socket = self.socket
+                let skip = min(resumingAfter, message.data.count)
+                message.skip(skip)
                 return PreparedCall(blocking: blocking(flags: flags), brokenPipe: brokenPipe(flags: flags)) { dontWait in
                     let result = Glibc.sendmsg(socket, message.header, Self.ownFlags(flags, dontWait: dontWait))
-                    return CallPerformer.result(result)
+                    return Self.resumed(CallPerformer.result(result), after: skip)
                 }
             }
         }
@@ -151,6 +156,12 @@ struct CallReader {
         guard SocketEgress.writesHeader(socket, kind) else { return .success(()) }
         let header = UnsafeRawBufferPointer(start: data.base, count: min(data.count, Int(LNP_PACKET_HEADER_CAPACITY)))
         return Self.check(decisions.headerDestination(socket, kind, header: header, operation: operation))
+    }
+
+    /// A resumed send's answer: the bytes sent before, with this call's; only those, if this
+    /// one failed (as a send that fails partway reports what it sent).
+    private static func resumed(_ result: Int, after skipped: Int) -> Int {
+        skipped == 0 ? result : result < 0 ? skipped : skipped + result
     }
 
     /// The flags lnp-run sends with: the program's, never raising SIGPIPE in lnp-run, and

@@ -155,11 +155,19 @@ public final class CallSupervisor {
             close(socket)
             return .proceed
         }
+        // Without the killable wait, a stream send may be taken from lnp-run halfway and made again.
+        let resumable = !features.killableWait && (call == .sendto || call == .sendmsg) && kind.transport.isStream
+            ? ResumedSends.Call(pid: process.pid, thread: notification.thread, number: notification.number, arguments: notification.arguments)
+            : nil
         let decided = namespaces.deciding(on: socket) { inOtherNamespace -> Result<PreparedCall, CallFailure> in
             var gate = SupervisorGate(process: process, programFD: programFD, policy: policy, given: given, outcome: outcome)
             gate.inOtherNamespace = inOtherNamespace
             gate.socketDomain = kind.domain
-            let reader = CallReader(process: process, socket: socket, kind: kind, decisions: Decisions(gate: gate))
+            var reader = CallReader(process: process, socket: socket, kind: kind, decisions: Decisions(gate: gate))
+            if let resumable {
+                InterruptedCalls.shared.settle(thread: resumable.thread)
+                reader.resumingAfter = ResumedSends.shared.isEmpty ? 0 : ResumedSends.shared.take(resumable)
+            }
             switch call {
             case .connect: return reader.connect(notification)
             case .sendto: return reader.sendto(notification)
@@ -176,7 +184,9 @@ public final class CallSupervisor {
             return .fail(policy.deniedErrno)
         }
         switch result {
-        case .success(let prepared): return .perform(prepared, socket: socket)
+        case .success(var prepared):
+            prepared.resumable = resumable
+            return .perform(prepared, socket: socket)
         case .failure(let failure) where failure.errno == SupervisorGate.waitsForAnswer: return .ask(socket: socket)
         case .failure(let failure):
             close(socket)

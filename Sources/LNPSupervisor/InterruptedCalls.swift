@@ -36,6 +36,12 @@ final class InterruptedCalls: @unchecked Sendable {
         pthread_mutex_init(lock, nil)
         return lock
     }()
+    /// Signalled as workers start and calls end (`settle`).
+    private let ended: UnsafeMutablePointer<pthread_cond_t> = {
+        let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+        pthread_cond_init(condition, nil)
+        return condition
+    }()
 
     private init() { _ = lnp_interrupt_install() }
 
@@ -48,13 +54,48 @@ final class InterruptedCalls: @unchecked Sendable {
     /// On the worker, before it makes call `id`.
     func begin(_ id: UInt64) {
         lnp_interrupt_accept()
-        locked { calls[id]?.worker = lnp_interrupt_self() }
+        locked {
+            calls[id]?.worker = lnp_interrupt_self()
+            pthread_cond_broadcast(ended)  // a `settle` waiting for it can interrupt it now
+        }
     }
 
     /// On the worker, once the call returned `result`: what to answer with.
-    func end(_ id: UInt64, result: Int) -> Int {
-        let interrupted = locked { calls.removeValue(forKey: id)?.interrupted ?? false }
+    func answer(_ id: UInt64, result: Int) -> Int {
+        let interrupted = locked { calls[id]?.interrupted ?? false }
         return interrupted && result == -Int(EINTR) ? -Self.restartUnlessHandled : result
+    }
+
+    /// On the worker, once it has answered.
+    func end(_ id: UInt64) {
+        locked {
+            calls[id] = nil
+            pthread_cond_broadcast(ended)
+        }
+    }
+
+    /// Before a new call of `thread` is made: a call still in flight for it is one its thread
+    /// no longer waits for (a kernel without the killable wait let it go, and it makes the call
+    /// again). It is interrupted, and waited for (at most a second), so that what it sent is
+    /// known first (`ResumedSends`).
+    func settle(thread: Int32) {
+        locked {
+            for _ in 0..<500 {
+                guard let (id, call) = calls.first(where: { $0.value.thread == thread }) else { return }
+                calls[id]?.interrupted = true
+                // Again at each turn: a signal that came before the worker's call began was
+                // taken by no call.
+                if let worker = call.worker { _ = lnp_interrupt_thread(worker) }
+                var turn = timespec()
+                clock_gettime(CLOCK_REALTIME, &turn)
+                turn.tv_nsec += 2_000_000
+                if turn.tv_nsec >= 1_000_000_000 {
+                    turn.tv_sec += 1
+                    turn.tv_nsec -= 1_000_000_000
+                }
+                pthread_cond_timedwait(ended, lock, &turn)
+            }
+        }
     }
 
     var isEmpty: Bool { locked { calls.isEmpty } }
@@ -69,10 +110,12 @@ final class InterruptedCalls: @unchecked Sendable {
         let milliseconds = Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000
         guard milliseconds - lastLook >= 4 else { return }
         lastLook = milliseconds
-        let waiting = locked { calls.filter { !$0.value.interrupted && $0.value.worker != nil } }
-        for (id, call) in waiting where !isWaited(id) || Self.hasSignalToTake(pid: call.pid, thread: call.thread) {
+        let running = locked { calls.filter { $0.value.worker != nil } }
+        for (id, call) in running {
+            // Interrupted already: again, in case the signal came before the worker's call began.
+            guard call.interrupted || !isWaited(id) || Self.hasSignalToTake(pid: call.pid, thread: call.thread) else { continue }
             locked {
-                guard calls[id]?.interrupted == false, let worker = calls[id]?.worker else { return }
+                guard calls[id] != nil, let worker = calls[id]?.worker else { return }
                 calls[id]?.interrupted = true
                 _ = lnp_interrupt_thread(worker)
             }

@@ -44,9 +44,10 @@ public struct NotificationListener: Sendable {
         return Notification(raw)
     }
 
-    /// The call returns `value` (its errno when negative).
-    func reply(_ id: UInt64, result value: Int) {
-        _ = value < 0 ? lnp_notification_reply(fd, id, 0, Int32(-value)) : lnp_notification_reply(fd, id, Int64(value), 0)
+    /// The call returns `value` (its errno when negative). Whether a thread still waited for it.
+    @discardableResult
+    func reply(_ id: UInt64, result value: Int) -> Bool {
+        (value < 0 ? lnp_notification_reply(fd, id, 0, Int32(-value)) : lnp_notification_reply(fd, id, Int64(value), 0)) == 0
     }
 
     func fail(_ id: UInt64, errno error: Int32) { _ = lnp_notification_reply(fd, id, 0, error) }
