@@ -76,7 +76,8 @@ public func lnpSendto(
 @_cdecl("lnp_sendmsg")
 public func lnpSendmsg(_ fd: Int32, _ message: UnsafeMutablePointer<msghdr>?, _ flags: Int32) -> Int {
     if let header = MessageHeader(message),
-        header.forcedInterface != 0 || !HotPath.certainlyNotLocal(UnsafeRawPointer(header.name), header.nameLength)
+        header.forcedInterface != 0 || header.firstHop != nil
+            || !HotPath.certainlyNotLocal(UnsafeRawPointer(header.name), header.nameLength)
     {
         return sendmsgSlowPath(fd, message, flags)
     }

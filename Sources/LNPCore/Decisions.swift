@@ -43,7 +43,8 @@ public struct Decisions<Gate: CallGate> {
         interface: UInt32 = 0, firstHop hop: IPAddress? = nil
     ) -> Int32 {
         let classifier = gate.classifier(on: fd, messageInterface: interface)
-        if let hop {
+        // (A stream socket's send takes no IP options of its own: TCP ignores them.)
+        if let hop, !(SocketKind.of(fd)?.transport.isStream ?? false) {
             let denial = firstHop(fd, hop, operation: operation, classifier)
             if denial != 0 { return denial }
         }
@@ -142,16 +143,22 @@ public struct Decisions<Gate: CallGate> {
         }
         if SocketEgress.writesHeaders(level: level, name: name) {
             // Writing headers from now on, on a socket already connected: decided as that connect.
-            guard copied >= 4, let value, value.loadUnaligned(as: Int32.self) != 0, let socket = SocketKind.of(fd),
-                socket.transport == .raw, let peer = RawSocketPeer.endpoint(fd, socket)
+            guard let value, SocketEgress.turnsOn(level: level, value: value, length: Int(copied)),
+                let socket = SocketKind.of(fd), socket.transport == .raw
             else { return 0 }
             length = min(length, copied)
-            return connectHeaderWriter(fd, socket, peer, gate.classifier(on: fd))
+            switch RawSocketPeer.peer(fd, socket) {
+            case .unconnected: return 0
+            case .connected(let peer): return connectHeaderWriter(fd, socket, peer, gate.classifier(on: fd))
+            case .unknown:
+                // Its peer could not be learned: decided as a raw socket writing headers, fail closed.
+                return gate.decide(.connect, fd: fd, transport: socket.transport, endpoint: nil, reason: .headerWriter)
+            }
         }
         if SourceRoute.isRoute(level: level, name: name) {
             // The kernel reads the whole option: one longer than lnp's copy is not decided.
             guard copied == length else { return copied < length ? Int32(LNP_EINVAL) : 0 }
-            guard let value, let hop = SourceRoute.firstHop(level: level, value: UnsafeRawBufferPointer(start: value, count: Int(copied)))
+            guard let value, let hop = SourceRoute.firstHop(level: level, name: name, value: UnsafeRawBufferPointer(start: value, count: Int(copied)))
             else { return 0 }
             let stream = SocketKind.of(fd)?.transport.isStream ?? false
             return firstHop(fd, hop, operation: stream ? .connect : .sendto, gate.classifier(on: fd))

@@ -5,16 +5,33 @@ import LNPSys
 /// to a plain address — but the network namespace's /proc/net/raw (raw6) lists it: the line
 /// of the socket's inode, in state 01 (connected).
 enum RawSocketPeer {
-    static func endpoint(_ fd: Int32, _ socket: SocketKind) -> SocketEndpoint? {
-        if let peer = SocketPeer.endpoint(fd, socket) { return peer }
+    enum Peer {
+        case connected(SocketEndpoint)
+        case unconnected
+        /// The table could not be read, or does not list the socket (another namespace's, or a
+        /// /proc that is not the kernel's): the caller fails closed.
+        case unknown
+    }
+
+    static func peer(_ fd: Int32, _ socket: SocketKind) -> Peer {
+        if let peer = SocketPeer.endpoint(fd, socket) { return .connected(peer) }
+        switch line(of: fd, socket) {
+        case .thisSocket(let peer?): return .connected(peer)
+        case .thisSocket(nil): return .unconnected
+        case .otherSocket: return .unknown
+        }
+    }
+
+    /// The socket's line of the table; `.otherSocket` when there is none to be read.
+    private static func line(of fd: Int32, _ socket: SocketKind) -> LineMatch {
         let inode = lnp_sys_inode(fd)
-        guard inode != 0 else { return nil }
+        guard inode != 0 else { return .otherSocket }
         let file: StaticString = socket.domain == Int32(LNP_AF_INET6) ? "/proc/self/net/raw6" : "/proc/self/net/raw"
         guard case .success(let table) = Sys.openingPastTheLimit({ Sys.open(file.utf8Start, flags: Int32(LNP_O_RDONLY)) })
-        else { return nil }
+        else { return .otherSocket }
         defer { Sys.close(table) }
         var text = InlineArray<4096, UInt8>(repeating: 0)
-        return withUnsafeMutableBytes(of: &text) { buffer -> SocketEndpoint? in
+        return withUnsafeMutableBytes(of: &text) { buffer -> LineMatch in
             var held = 0  // the start of a line the last read cut
             while case .success(let count) = Sys.retryingInterrupted({
                 Sys.read(table, into: UnsafeMutableRawBufferPointer(rebasing: buffer[held...]))
@@ -22,16 +39,15 @@ enum RawSocketPeer {
                 let end = held + count
                 var start = 0
                 for index in 0..<end where buffer[index] == UInt8(ascii: "\n") {
-                    if case .thisSocket(let peer) = line(UnsafeRawBufferPointer(rebasing: buffer[start..<index]), inode: inode) {
-                        return peer
-                    }
+                    let match = line(UnsafeRawBufferPointer(rebasing: buffer[start..<index]), inode: inode)
+                    if case .thisSocket = match { return match }
                     start = index + 1
                 }
-                guard start > 0 else { return nil }  // a line longer than the buffer: not this table
+                guard start > 0 else { return .otherSocket }  // a line longer than the buffer: not this table
                 held = end - start
                 buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: buffer[start..<end]))
             }
-            return nil
+            return .otherSocket
         }
     }
 

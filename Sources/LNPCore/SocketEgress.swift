@@ -58,6 +58,14 @@ public enum SocketEgress {
             || (level, name) == (Int32(LNP_IPPROTO_IPV6), Int32(LNP_IPV6_HDRINCL))
     }
 
+    /// Whether an IP_HDRINCL or IPV6_HDRINCL value turns it on, read as the kernel reads it:
+    /// IPv4 takes an int, or a single byte from a shorter option; IPv6 an int only (shorter
+    /// ones are refused).
+    static func turnsOn(level: Int32, value: UnsafeRawPointer, length: Int) -> Bool {
+        if length >= 4 { return value.loadUnaligned(as: Int32.self) != 0 }
+        return level == Int32(LNP_IPPROTO_IP) && length >= 1 && value.load(as: UInt8.self) != 0
+    }
+
     /// Whether a raw socket writes its own IP header: IPPROTO_RAW sockets always do, others
     /// once IP_HDRINCL (or IPV6_HDRINCL) is set.
     public static func writesHeader(_ fd: Int32, _ socket: SocketKind) -> Bool {

@@ -52,7 +52,7 @@ enum GatedCalls {
         (ip, LNP_MCAST_JOIN_SOURCE_GROUP), (ip, LNP_IP_UNICAST_IF), (ip, LNP_IP_MULTICAST_IF),
         (ipv6, LNP_IPV6_JOIN_GROUP), (ipv6, LNP_MCAST_JOIN_GROUP), (ipv6, LNP_MCAST_JOIN_SOURCE_GROUP),
         (ipv6, LNP_IPV6_UNICAST_IF), (ipv6, LNP_IPV6_MULTICAST_IF),
-        (socket, LNP_SO_BINDTODEVICE), (socket, LNP_SO_BINDTOIFINDEX), (ip, LNP_IP_OPTIONS), (ipv6, LNP_IPV6_RTHDR),
+        (socket, LNP_SO_BINDTODEVICE), (socket, LNP_SO_BINDTOIFINDEX), (ip, LNP_IP_OPTIONS), (ipv6, LNP_IPV6_RTHDR), (ipv6, LNP_IPV6_2292PKTOPTIONS),
         (ip, LNP_IP_HDRINCL), (ipv6, LNP_IPV6_HDRINCL),
     ].map { ($0.0, UInt32($0.1)) }
 

@@ -14,6 +14,12 @@ import LNPSys
 /// filled in at the end.
 public enum SeccompFilter {
     /// The program; `gadget`: the page whose calls pass (nil: none, every gated call notified).
+    /// The IP-level setsockopt options the filter notifies (and the supervisor decides), as
+    /// (level, name) pairs.
+    public static var decidedIPOptions: [(level: UInt32, name: UInt32)] {
+        GatedCalls.notifiedOptions.filter { $0.level != UInt32(LNP_SOL_SOCKET) }
+    }
+
     public static func program(gadget: UInt64?) -> [lnp_filter_instruction] {
         var a = FilterAssembler()
         a.load(LNP_SECCOMP_ARCH)

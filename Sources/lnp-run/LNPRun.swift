@@ -197,7 +197,7 @@ struct LNPRun: ParsableCommand {
         let environment = settings.environment(from: ProcessEnvironment.current(), runPID: getpid())
         // A run that may ask gives the program a terminal of its own (TerminalRelay).
         let relay = asking != nil ? TerminalRelay.start() : nil
-        let hooks = strict ? Self.socketHooks(administersTheSystem: !supervision.noNewPrivs) : nil
+        var hooks = strict ? Self.socketHooks(administersTheSystem: !supervision.noNewPrivs, nested: enclosing != nil) : nil
         var started = Spawn.start(path: program, arguments: arguments, environment: environment + supervision.environment,
                                   signals: signals, relay: relay, supervision: supervision, cgroup: hooks)
         if case .failure(let refused) = started, refused.isFilter {
@@ -208,8 +208,11 @@ struct LNPRun: ParsableCommand {
             let inherited = nested ? Supervision.inheritedGadget(ProgramLocator.environmentValue("LNP_GADGET")) : nil
             if strict && inherited != nil { Diagnostics.warning(SupervisedProgram.strictBelowGadget) }
             supervision = supervision.withoutFilter(inheritedGadget: inherited)
+            // No supervisor of its own: its hooks would refuse the calls another one makes.
+            hooks?.remove()
+            hooks = nil
             started = Spawn.start(path: program, arguments: arguments, environment: environment + supervision.environment,
-                                  signals: signals, relay: relay, supervision: supervision, cgroup: hooks)
+                                  signals: signals, relay: relay, supervision: supervision)
         }
         let child: pid_t
         switch started {
@@ -245,10 +248,11 @@ struct LNPRun: ParsableCommand {
     /// Under --strict, the kernel's socket hooks on the program's cgroup, which close the race
     /// the supervisor cannot: only with the privilege to attach them (the README names the
     /// race that remains without).
-    private static func socketHooks(administersTheSystem: Bool) -> SocketHookCgroup? {
+    private static func socketHooks(administersTheSystem: Bool, nested: Bool) -> SocketHookCgroup? {
         guard administersTheSystem else { return nil }
         switch SocketHookCgroup.create() {
         case .success(let cgroup): return cgroup
+        case .failure where nested: return nil  // (the enclosing run's, if it has any, are in force)
         case .failure(let why):
             Diagnostics.warning("--strict: no socket hooks (\(why.message)): a program can still race the supervisor's look at "
                 + "a Unix socket's call (see the README)")

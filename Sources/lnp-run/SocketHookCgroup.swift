@@ -1,3 +1,4 @@
+import LNPSupervisor
 import LNPSupervisorSys
 import LNPTools
 
@@ -48,7 +49,7 @@ final class SocketHookCgroup {
         var failure: Failure? = nil
         if directory < 0 || procs < 0 {
             failure = Failure("cannot open the cgroup \(own)/\(name): \(ErrnoName.description(of: errno))")
-        } else if lnp_attach_socket_hooks(directory, getpid()) != 0 {
+        } else if Self.attach(directory) != 0 {
             failure = Failure("the kernel refused the hooks: \(ErrnoName.description(of: errno))")
         }
         if let failure {
@@ -58,6 +59,13 @@ final class SocketHookCgroup {
             return .failure(failure)
         }
         return .success(SocketHookCgroup(parent: parent, name: name, procs: procs))
+    }
+
+    /// The hooks, with the IP-level options the supervisor decides (SOL_SOCKET ones — forced
+    /// egress — are asked of the socket again at each send, and packet sockets take them too).
+    private static func attach(_ directory: Int32) -> Int32 {
+        let options = SeccompFilter.decidedIPOptions.flatMap { [$0.level, $0.name] }
+        return options.withUnsafeBufferPointer { lnp_attach_socket_hooks(directory, getpid(), $0.baseAddress, Int32(options.count / 2)) }
     }
 
     /// Once the tree is gone (the cgroup empty): the cgroup, and the hooks with it.

@@ -52,10 +52,31 @@ struct SourceRouteTests {
             == parseAddress("10.77.0.2"))
     }
 
+    @Test func typeZeroOneAndTwoHeadersGoToTheirFirstAddress() {
+        for type: UInt8 in [0, 1, 2] {
+            var header = segmentRoutingHeader(segmentsLeft: 1, lastEntry: 0, segments: ["fd77::2"])
+            header[2] = type
+            #expect(hop(ipv6: header) == parseAddress("fd77::2"), "type \(type)")
+        }
+    }
+
+    @Test func aMessagesRoutingHeaderIsItsLastOne() {
+        // Two IPV6_RTHDR control messages: the kernel keeps the second.
+        func message(_ segment: String) -> [UInt8] {
+            let header = segmentRoutingHeader(segmentsLeft: 0, lastEntry: 0, segments: [segment])
+            var bytes = withUnsafeBytes(of: UInt64(16 + header.count)) { Array($0) }  // cmsg_len
+            bytes += withUnsafeBytes(of: Int32(41)) { Array($0) } + withUnsafeBytes(of: Int32(57)) { Array($0) }
+            return bytes + header
+        }
+        let control = message("fd77::3") + message("fd77::2")
+        let hop = control.withUnsafeBytes { SourceRoute.firstHop(level: 41, name: 6, value: $0) }
+        #expect(hop == parseAddress("fd77::2"))
+    }
+
     @Test func otherRoutingHeadersRouteNowhere() {
-        var typeTwo = segmentRoutingHeader(segmentsLeft: 0, lastEntry: 0, segments: ["fd77::2"])
-        typeTwo[2] = 2
-        #expect(hop(ipv6: typeTwo) == nil)
+        var typeThree = segmentRoutingHeader(segmentsLeft: 0, lastEntry: 0, segments: ["fd77::2"])
+        typeThree[2] = 3
+        #expect(hop(ipv6: typeThree) == nil)
         #expect(hop(ipv6: segmentRoutingHeader(segmentsLeft: 2, lastEntry: 1, segments: ["fd77::2", "fd77::3"])) == nil)
         #expect(hop(ipv6: Array(segmentRoutingHeader(segmentsLeft: 0, lastEntry: 0, segments: ["fd77::2"]).dropLast(8))) == nil)
         #expect(hop(ipv6: [0, 0, 4, 0, 0, 0, 0, 0]) == nil)
@@ -64,6 +85,7 @@ struct SourceRouteTests {
     @Test func theOptionsThatSetARoute() {
         #expect(SourceRoute.isRoute(level: 0, name: 4))  // IP_OPTIONS
         #expect(SourceRoute.isRoute(level: 41, name: 57))  // IPV6_RTHDR
+        #expect(SourceRoute.isRoute(level: 41, name: 6))  // IPV6_2292PKTOPTIONS
         #expect(!SourceRoute.isRoute(level: 0, name: 57))
         #expect(!SourceRoute.isRoute(level: 41, name: 4))
     }

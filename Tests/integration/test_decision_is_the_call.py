@@ -86,3 +86,16 @@ def test_strict_as_root_closes_the_race_of_a_socket_swapped_onto_a_unix_sockets_
     assert "socket hooks" not in result.stderr, result.stderr
     assert race["accepted"] == 0
     assert capture.packets() == []
+
+
+def test_strict_as_root_closes_the_race_of_a_socket_swapped_onto_a_unix_sockets_option(lan, fixtures):
+    """The same race on setsockopt: a join continued on a Unix socket's descriptor, where
+    another thread has put a UDP socket meanwhile (without the setsockopt hook, the group was
+    joined and its report reached the link). The hook refuses the options lnp decides to any
+    process but lnp-run."""
+    capture = lan.capture("igmp")
+    result = lan.lnp_run(["--strict", "--deny"], [fixtures.racer_static, "swap", "join", "239.7.7.8", "c0", "3"])
+    [race] = json_lines(result.stdout)
+    assert "socket hooks" not in result.stderr, result.stderr
+    assert race["accepted"] == 0
+    assert capture.packets() == []

@@ -106,6 +106,7 @@ SOURCE_ROUTES = [
     ("connected", "10.77.0.2", "203.0.113.5", "setsockopt"),
     ("stream", "10.77.0.2", "203.0.113.5", "setsockopt"),
     ("message", "10.77.0.2", "203.0.113.5", "sendmsg"),
+    ("message-connected", "10.77.0.2", "203.0.113.5", "sendmsg"),
     ("srh", "fd77::2", "2001:db8::5", "setsockopt"),
 ]
 HOP_CAPTURE = "(ip dst host 10.77.0.2 and (udp or tcp)) or (ip6 dst host fd77::2 and not icmp6)"
@@ -153,7 +154,7 @@ def header_write(lan, fixtures, kind, form, options=None):
     return {line["call"]: line for line in json_lines(result.stdout)}
 
 
-@pytest.mark.parametrize("form", ["raw", "late"])
+@pytest.mark.parametrize("form", ["raw", "late", "late-byte"])
 def test_a_connected_raw_socket_writes_its_header_past_every_call_without_lnp(lan, fixtures, form):
     """write() names no destination: the packet goes to the gateway with the header's."""
     capture = lan.capture("udp and dst host 10.77.0.2 and dst port 9999")
@@ -163,7 +164,7 @@ def test_a_connected_raw_socket_writes_its_header_past_every_call_without_lnp(la
 
 
 @pytest.mark.parametrize("kind", ["dynamic", "static"])
-@pytest.mark.parametrize("form,call", [("raw", "connect"), ("late", "setsockopt")])
+@pytest.mark.parametrize("form,call", [("raw", "connect"), ("late", "setsockopt"), ("late-byte", "setsockopt")])
 def test_connecting_a_socket_that_writes_its_own_headers_is_decided(lan, fixtures, audit, kind, form, call):
     """Its writes go where their headers say, which no call shows: so connecting such a socket
     (or letting a connected one write headers) is a local-network operation, whatever the

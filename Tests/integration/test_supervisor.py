@@ -375,6 +375,16 @@ def test_strict_records_each_call_once(lan, fixtures, audit):
     assert [(r["op"], r["decision"], r["by"]) for r in audit.records()] == [("sendmmsg", "deny", "preload")]
 
 
+@pytest.mark.parametrize("outer", [["--deny"], ["--deny", "--strict"]])
+@pytest.mark.parametrize("kind", ["static", "dynamic"])
+def test_strict_nested_in_another_run_keeps_allowed_calls_working(lan, build, fixtures, outer, kind):
+    """The inner run has no supervisor of its own (the outer's filter is first): socket hooks
+    of its own would refuse the calls the outer supervisor makes."""
+    result = lan.lnp_run(outer, [build.lnp_run, "--strict", "--deny", "--", escapes(fixtures, kind), "send", "203.0.113.5", "8080", "5"])
+    assert calls(result) == [{"result": 0, "errno": None}, {"result": 5, "errno": None}], result.stderr
+    assert "socket hooks" not in result.stderr
+
+
 def test_strict_and_preload_only_exclude_each_other(lan):
     result = lan.lnp_run(["--strict", "--preload-only", "--allow"], ["true"])
     assert result.returncode != 0

@@ -196,26 +196,43 @@ static inline uint32_t lnp_control_interface(const struct msghdr *header) {
 }
 
 enum { LNP_IP_RETOPTS = 7, LNP_IP_OPTIONS_CAPACITY = 40 };  // <linux/in.h>; MAX_IPOPTLEN
+enum { LNP_IPV6_2292RTHDR = 5, LNP_IPV6_RTHDR = 57 };          // <linux/in6.h>
 
-/// The IPv4 options a message's control messages give (IP_RETOPTS: the last one replaces
-/// those before, and the kernel reads at most 40 bytes of it), or NULL; their length in
-/// `length`. Walks the control messages as CMSG_NXTHDR does, within msg_controllen.
-static inline const unsigned char *lnp_control_ip_options(const struct msghdr *header, uint32_t *length) {
-    const unsigned char *control = (const unsigned char *)header->msg_control, *options = NULL;
-    size_t total = header->msg_controllen, offset = 0;
+/// The data of the last control message of `level` and `type` (or `other_type`) among the
+/// `length` bytes at `control` (each such message replaces those before, as the kernel reads
+/// them), or NULL; its length in `data_length`. Walks them as CMSG_NXTHDR does.
+static inline const unsigned char *lnp_control_last(const unsigned char *control, size_t length, int level, int type,
+                                                    int other_type, uint32_t *data_length) {
+    const unsigned char *found = NULL;
+    size_t offset = 0;
     if (!lnp_is_plausible(control)) return NULL;
-    while (offset + sizeof(struct cmsghdr) <= total) {
+    while (offset + sizeof(struct cmsghdr) <= length) {
         struct cmsghdr message;
         __builtin_memcpy(&message, control + offset, sizeof message);
-        if (message.cmsg_len < sizeof(struct cmsghdr) || message.cmsg_len > total - offset) return NULL;
-        if (message.cmsg_level == IPPROTO_IP && message.cmsg_type == LNP_IP_RETOPTS) {
-            size_t size = message.cmsg_len - sizeof(struct cmsghdr);
-            options = control + offset + sizeof(struct cmsghdr);
-            *length = (uint32_t)(size < LNP_IP_OPTIONS_CAPACITY ? size : LNP_IP_OPTIONS_CAPACITY);
+        if (message.cmsg_len < sizeof(struct cmsghdr) || message.cmsg_len > length - offset) return NULL;
+        if (message.cmsg_level == level && (message.cmsg_type == type || message.cmsg_type == other_type)) {
+            found = control + offset + sizeof(struct cmsghdr);
+            *data_length = (uint32_t)(message.cmsg_len - sizeof(struct cmsghdr));
         }
         offset += CMSG_ALIGN(message.cmsg_len);
     }
+    return found;
+}
+
+/// The IPv4 options a message's control messages give (IP_RETOPTS; the kernel reads at most
+/// 40 bytes of it), or NULL.
+static inline const unsigned char *lnp_control_ip_options(const struct msghdr *header, uint32_t *length) {
+    const unsigned char *options = lnp_control_last((const unsigned char *)header->msg_control, header->msg_controllen,
+                                                    IPPROTO_IP, LNP_IP_RETOPTS, LNP_IP_RETOPTS, length);
+    if (options && *length > LNP_IP_OPTIONS_CAPACITY) *length = LNP_IP_OPTIONS_CAPACITY;
     return options;
+}
+
+/// The IPv6 routing header control messages give (IPV6_RTHDR, IPV6_2292RTHDR), or NULL:
+/// those of a message, or those IPV6_2292PKTOPTIONS sets for a socket.
+static inline const unsigned char *lnp_control_routing_header(const unsigned char *control, size_t length,
+                                                              uint32_t *header_length) {
+    return lnp_control_last(control, length, IPPROTO_IPV6, LNP_IPV6_RTHDR, LNP_IPV6_2292RTHDR, header_length);
 }
 
 enum { LNP_PACKET_HEADER_CAPACITY = 60, LNP_PACKET_PIECES = 16 };

@@ -67,7 +67,7 @@ enum {
     // How a socket chooses its own way out (<asm-generic/socket.h>, <linux/in.h>, <linux/in6.h>).
     LNP_SO_BINDTODEVICE = 25, LNP_SO_BINDTOIFINDEX = 62, LNP_IP_UNICAST_IF = 50, LNP_IPV6_UNICAST_IF = 76,
     LNP_IP_HDRINCL = 3, LNP_IPV6_HDRINCL = 36, LNP_IPPROTO_RAW = IPPROTO_RAW,
-    LNP_IP_OPTIONS = 4, LNP_IPV6_RTHDR = 57,  // source routes
+    LNP_IP_OPTIONS = 4, LNP_IPV6_2292PKTOPTIONS = 6,  // source routes (IPV6_RTHDR: lnp_copy.h)
     LNP_AF_PACKET = 17, LNP_AF_XDP = 44, LNP_SOCK_PACKET = 10, LNP_SOCK_TYPE_MASK = 0xf,
 };
 
