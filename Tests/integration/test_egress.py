@@ -179,3 +179,17 @@ def test_connecting_a_socket_that_writes_its_own_headers_is_decided(lan, fixture
     assert record["by"] == ("supervisor" if kind == "static" else "preload")
     allowed = header_write(lan, fixtures, kind, form, options=["--allow"])
     assert allowed["write"]["result"] == 35, allowed
+
+
+def test_a_raw_socket_whose_peer_cannot_be_learned_fails_closed(lan, fixtures, audit):
+    """The preload learns a connected raw socket's peer from /proc/net/raw; without a /proc to
+    read (here one hidden by a tmpfs), turning IP_HDRINCL on is denied, never let through."""
+    capture = lan.capture("udp and dst host 10.77.0.2 and dst port 9999")
+    script = f"mount -t tmpfs none /proc && exec {fixtures.escapes} header-write late 203.0.113.5 10.77.0.2"
+    result = lan.lnp_run(["--deny", "--audit", str(audit.path)], ["unshare", "-m", "sh", "-c", script])
+    calls = {line["call"]: line for line in json_lines(result.stdout)}
+    assert calls["setsockopt"]["errno"] == "EHOSTUNREACH", result.stdout + result.stderr
+    assert capture.packets() == []
+    [record] = audit.records()
+    assert (record["op"], record["address"], record["by"]) == ("connect", None, "preload")
+    assert record["reason"] == "a raw socket writing its own IP headers (they name where its writes go)"
