@@ -316,6 +316,17 @@ def test_a_signal_interrupts_a_blocking_connect_as_without_lnp(lan, fixtures, ha
     assert calls(plain) == [{"result": -1, "errno": expected}, {"result": 1 if handler == "interrupt" else 3, "errno": None}]
 
 
+def test_blocking_calls_past_the_workers_limit_fail_and_others_go_on(lan, fixtures):
+    """Each blocking call lnp-run makes for a program holds a worker thread (at most 128): 200
+    connects that wait three seconds each for a neighbour that does not answer leave 72
+    refused with ENOBUFS — and another program's calls are answered meanwhile."""
+    slow = lan.lnp_run(["--allow"], ["sh", "-c", f"{fixtures.escapes_static} many-connects 10.77.0.66 8080 200 & "
+                                     f"sleep 1; {fixtures.escapes_static} raw sendto 127.0.0.1 9; wait"])
+    lines = calls(slow)
+    assert lines[0] == {"result": 7, "errno": None}, slow.stderr  # the other program, while the connects wait
+    assert lines[1:] == [{"result": 72, "errno": None}, {"result": 128, "errno": None}], slow.stderr
+
+
 def test_zero_copy_sends_arrive_intact(lan, fixtures):
     """lnp-run sends its own copy, which it frees once the call returns: MSG_ZEROCOPY would
     have the kernel read it later."""
