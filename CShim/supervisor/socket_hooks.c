@@ -77,22 +77,14 @@ static int load(enum bpf_attach_type hook, int tgid) {
     return load_program(BPF_PROG_TYPE_CGROUP_SOCK_ADDR, hook, program, sizeof program / sizeof program[0]);
 }
 
-static int attach(int cgroup, int program, enum bpf_attach_type hook) {
+/// BPF_PROG_ATTACH or BPF_PROG_DETACH of `program` at `hook` of `cgroup`.
+static int attachment(int command, int cgroup, int program, enum bpf_attach_type hook) {
     union bpf_attr attribute;
     memset(&attribute, 0, sizeof attribute);
     attribute.target_fd = (unsigned)cgroup;
     attribute.attach_bpf_fd = (unsigned)program;
     attribute.attach_type = hook;
-    return (int)bpf(BPF_PROG_ATTACH, &attribute);
-}
-
-static void detach(int cgroup, int program, enum bpf_attach_type hook) {
-    union bpf_attr attribute;
-    memset(&attribute, 0, sizeof attribute);
-    attribute.target_fd = (unsigned)cgroup;
-    attribute.attach_bpf_fd = (unsigned)program;
-    attribute.attach_type = hook;
-    bpf(BPF_PROG_DETACH, &attribute);
+    return (int)bpf(command, &attribute);
 }
 
 int lnp_attach_socket_hooks(int cgroup, int tgid, const uint32_t *options, int count) {
@@ -107,7 +99,7 @@ int lnp_attach_socket_hooks(int cgroup, int tgid, const uint32_t *options, int c
         programs[attached] = hooks[attached] == BPF_CGROUP_SETSOCKOPT ? load_options(tgid, options, count)
                                                                       : load(hooks[attached], tgid);
         if (programs[attached] < 0) break;
-        if (attach(cgroup, programs[attached], hooks[attached]) < 0) {
+        if (attachment(BPF_PROG_ATTACH, cgroup, programs[attached], hooks[attached]) < 0) {
             int error = errno;
             close(programs[attached]);
             errno = error;
@@ -117,7 +109,7 @@ int lnp_attach_socket_hooks(int cgroup, int tgid, const uint32_t *options, int c
     int error = errno;
     // Attached, a program lives with the cgroup; lnp-run keeps no descriptor of it.
     for (int i = 0; i < attached; i++) {
-        if (attached < COUNT) detach(cgroup, programs[i], hooks[i]);
+        if (attached < COUNT) attachment(BPF_PROG_DETACH, cgroup, programs[i], hooks[i]);
         close(programs[i]);
     }
     if (attached == COUNT) return 0;

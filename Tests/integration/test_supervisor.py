@@ -316,6 +316,18 @@ def test_a_signal_interrupts_a_blocking_connect_as_without_lnp(lan, fixtures, ha
     assert calls(plain) == [{"result": -1, "errno": expected}, {"result": 1 if handler == "interrupt" else 3, "errno": None}]
 
 
+@pytest.mark.parametrize("kind", ["static", "dynamic"])
+def test_a_thread_blocked_in_connect_can_be_cancelled(lan, fixtures, kind):
+    """connect is a cancellation point. The supervisor's call for a static program is
+    interrupted by the cancellation's signal as by any other; the preload's, made from lnp's
+    page, where glibc cannot act on it, is cancelled as it returns (10.77.0.66 has no host:
+    about three seconds)."""
+    result = lan.lnp_run(["--allow"], [escapes(fixtures, kind), "cancel-connect", "10.77.0.66", "8080"])
+    cancelled, took = calls(result)
+    assert cancelled == {"result": 1, "errno": None}, result.stderr
+    assert took["result"] < (1000 if kind == "static" else 5000)
+
+
 def test_blocking_calls_past_the_workers_limit_fail_and_others_go_on(lan, fixtures):
     """Each blocking call lnp-run makes for a program holds a worker thread (at most 128): 200
     connects that wait three seconds each for a neighbour that does not answer leave 72
