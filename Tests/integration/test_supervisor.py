@@ -2,6 +2,7 @@
 a dlopen'ed C library, children without the preload — is decided by lnp-run, in the kernel's
 path, with the same rules and the same records."""
 
+import re
 import time
 
 import pytest
@@ -165,6 +166,28 @@ def test_older_kernels_paths_decide_the_same(lan, fixtures, audit, kernel):
     allowed = lan.lnp_run(["--allow"], [fixtures.escapes_static, "threaded", "sendto", "10.77.0.2", "9999"], env=env)
     assert calls(allowed) == [{"result": 7, "errno": None}], allowed.stderr
     assert [r["by"] for r in audit.records()] == ["supervisor"]
+
+
+@pytest.mark.parametrize("kernel,expected", [
+    (None, {"thread pidfd": True, "synchronous wake-up": True, "killable wait": True}),
+    ("6.1", {"thread pidfd": False, "synchronous wake-up": False, "killable wait": True}),
+    ("5.15", {"thread pidfd": False, "synchronous wake-up": False, "killable wait": False}),
+])
+def test_the_older_kernel_switch_leaves_out_what_those_kernels_lack(lan, build, fixtures, workdir, kernel, expected):
+    """What lnp-run asks of the kernel, as strace shows it: a pidfd of the second thread
+    (PIDFD_THREAD, 0x80), synchronous wake-up (SECCOMP_IOCTL_NOTIF_SET_FLAGS, '!' 4), the
+    killable wait (a filter flag)."""
+    trace = workdir / f"kernel-{kernel}.trace"
+    env = {"PATH": "/usr/bin:/bin"} | ({"LNP_SUPERVISOR_AS_KERNEL": kernel} if kernel else {})
+    lan.client(["strace", "-f", "-qq", "-e", "trace=pidfd_open,ioctl,seccomp", "-o", trace, build.lnp_run, "--deny", "--",
+                fixtures.escapes_static, "threaded", "connect", "10.77.0.2", "8080"], env=env)
+    text = trace.read_text()
+    used = {
+        "thread pidfd": re.search(r"pidfd_open\(\d+, (PIDFD_THREAD|0x80)", text) is not None,
+        "synchronous wake-up": re.search(r"ioctl\(\d+, (SECCOMP_IOCTL_NOTIF_SET_FLAGS|_IOC\(_IOC_WRITE, 0x21, 0x4,)", text) is not None,
+        "killable wait": "SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV" in text,
+    }
+    assert used == expected
 
 
 def test_an_unknown_kernel_to_behave_as_is_refused(lan, fixtures):
