@@ -117,16 +117,16 @@ final class RunLoop {
             let ready = poll(&fds, nfds_t(fds.count), timeoutMilliseconds())
             if ready < 0 && errno != EINTR { break }
             let terminalEvents = terminal != nil ? fds[fds.count - 1].revents : 0
-            // Only what poll reported: a notified call waits on this loop, and each look at a
-            // descriptor that has nothing is a system call on its path.
-            let (signalled, requested, recorded) = (fds[0].revents != 0, fds[1].revents != 0, fds[2].revents != 0)
-
-            if supervisor != nil && !treeGone { supervisorEvents(fds[supervisorIndex].revents) }
+            let supervised = supervisor != nil && !treeGone
+            if supervised { supervisorEvents(fds[supervisorIndex].revents) }
             supervisor?.interruptSignalledCalls()
-            if recorded { takeRecords() }
+            // Only a notified call: the next one may wait on this loop already, and each look at a
+            // descriptor that has nothing would be a system call on its path.
+            if ready == 1 && supervised && fds[supervisorIndex].revents != 0 { continue }
+            takeRecords()
             if records.destination?.waitsToWrite == true { records.flush() }
             relay?.pump()
-            if signalled, let status = handleSignals() {
+            if let status = handleSignals() {
                 takeRecords()  // those sent just before the program ended
                 finishAsking()
                 relay?.finish()
@@ -134,7 +134,7 @@ final class RunLoop {
                 return status
             }
             if programEnded && !childrenLeft && (supervisor == nil || treeGone) { return 0 }
-            if requested { acceptRequests() }
+            acceptRequests()
             readArrivingRequests()
             readUpstreamAnswers()
             if terminalEvents != 0 { readAnswer() }
