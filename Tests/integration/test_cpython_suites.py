@@ -1,6 +1,9 @@
 """CPython's own socket and asyncio test suites give the same per-test results plain and under
-`lnp-run --allow` (the preload and the supervisor, with nothing denied: what is compared is
-whether lnp changes a program's behaviour, not its decisions).
+`lnp-run --allow`, with nothing denied: what is compared is whether lnp changes a program's
+behaviour, not its decisions. Twice: as users run Python, with the preload and the supervisor
+(Python's calls are the preload's, made from the gadget page the filter lets through); and
+with the preload taken out of Python's environment, so that the supervisor is notified of
+every gated call and makes it itself.
 
 The suites are Debian's (/usr/bin/python3.11 with libpython3.11-testsuite, which scripts/deps
 installs), so every machine runs the same tests whatever `python3` resolves to. Each run is in
@@ -68,17 +71,37 @@ def run_suite(directory, suite, launcher=(), matches=()):
     return outcomes
 
 
+# What starts Python under `lnp-run --allow --`: nothing, or env taking the preload out of its
+# environment (each of Python's gated calls then costs a notification, about 20 µs).
+WAYS = {
+    "preload-and-supervisor": [],
+    "supervisor-alone": ["env", "-u", "LD_PRELOAD"],
+}
+PLAIN = {}
+
+
+def plain_results(workdir, suite):
+    """The suite's results without lnp, once per session for both ways."""
+    if suite not in PLAIN:
+        PLAIN[suite] = run_suite(workdir / "cpython" / suite / "plain", suite)
+        assert len(PLAIN[suite]) > 100, f"{suite} ran only {len(PLAIN[suite])} tests"
+        for name, (outcome, _) in PLAIN[suite].items():
+            assert "VSOCK" not in name or outcome == "skipped", f"{name} ran: vsock is not hidden"
+    return PLAIN[suite]
+
+
+@pytest.mark.parametrize("way", WAYS)
 @pytest.mark.parametrize("suite", SUITES)
-def test_cpython_suite_gives_the_same_results_under_lnp(build, workdir, suite):
+def test_cpython_suite_gives_the_same_results_under_lnp(build, workdir, suite, way):
     require(os.geteuid() == 0, "a network namespace of its own needs root")
     require(suites_installed(), f"{PYTHON}'s test suites are not installed (scripts/deps test installs them)")
-    lnp = [build.lnp_run, "--allow", "--"]
+    lnp = [build.lnp_run, "--allow", "--"] + WAYS[way]
     base = workdir / "cpython" / suite
-    plain = run_suite(base / "plain", suite)
-    supervised = run_suite(base / "lnp", suite, lnp)
-    assert len(plain) > 100, f"{suite} ran only {len(plain)} tests"
-    for name, (outcome, _) in plain.items():
-        assert "VSOCK" not in name or outcome == "skipped", f"{name} ran: vsock is not hidden"
+    if way == "supervisor-alone":
+        maps = run(lnp + [PYTHON, "-c", "print('liblnp' in open('/proc/self/maps').read())"])
+        assert maps.stdout.strip() == "False", f"the preload is still in Python: {maps.stdout}{maps.stderr}"
+    plain = plain_results(workdir, suite)
+    supervised = run_suite(base / way, suite, lnp)
 
     differing = sorted(name for name in plain.keys() | supervised.keys()
                        if name not in FLAKY_PLAIN and plain.get(name, MISSING)[0] != supervised.get(name, MISSING)[0])
@@ -87,7 +110,7 @@ def test_cpython_suite_gives_the_same_results_under_lnp(build, workdir, suite):
         plain_runs, lnp_runs = [plain.get(name, MISSING)], [supervised.get(name, MISSING)]
         for _ in range(RERUNS):
             plain_runs.append(run_suite(base / "rerun" / "plain", suite, matches=[name]).get(name, MISSING))
-            lnp_runs.append(run_suite(base / "rerun" / "lnp", suite, lnp, matches=[name]).get(name, MISSING))
+            lnp_runs.append(run_suite(base / "rerun" / way, suite, lnp, matches=[name]).get(name, MISSING))
         summary = f"{name}\n  plain: {[o for o, _ in plain_runs]}\n  lnp-run: {[o for o, _ in lnp_runs]}\n"
         for side, runs in (("plain", plain_runs), ("lnp-run", lnp_runs)):
             texts = [text for outcome, text in runs if outcome in ("failure", "error")]
@@ -97,4 +120,4 @@ def test_cpython_suite_gives_the_same_results_under_lnp(build, workdir, suite):
             print(f"flaky without lnp, not counted: {summary}")
         else:
             real.append(summary)
-    assert not real, f"{suite}: {len(real)} of {len(plain)} tests differ under lnp-run:\n" + "\n".join(real)
+    assert not real, f"{suite}: {len(real)} of {len(plain)} tests differ under lnp-run ({way}):\n" + "\n".join(real)
