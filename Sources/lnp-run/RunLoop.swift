@@ -120,9 +120,10 @@ final class RunLoop {
             let supervised = supervisor != nil && !treeGone
             if supervised { supervisorEvents(fds[supervisorIndex].revents) }
             supervisor?.interruptSignalledCalls()
-            // Only a notified call: the next one may wait on this loop already, and each look at a
-            // descriptor that has nothing would be a system call on its path.
-            if ready == 1 && supervised && fds[supervisorIndex].revents != 0 { continue }
+            // Only a notified call (not the tree's end): the next one may wait on this loop
+            // already, and each look at a descriptor that has nothing would be a system call on
+            // its path. Anything else looks at everything, the tree's children included.
+            if ready == 1 && supervised && fds[supervisorIndex].revents == Int16(POLLIN) { continue }
             takeRecords()
             if records.destination?.waitsToWrite == true { records.flush() }
             relay?.pump()
