@@ -75,7 +75,7 @@ public enum Bytes {
         byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
     }
 
-    /// Lower-case hexadecimal, at most 16 digits.
+    /// Hexadecimal (either case, as /proc prints it), at most 16 digits.
     static func parseHexadecimal(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64? {
         guard !bytes.isEmpty, bytes.count <= 16 else { return nil }
         var value: UInt64 = 0
@@ -84,6 +84,7 @@ public enum Bytes {
             switch byte {
             case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
             case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
             default: return nil
             }
             value = value << 4 | UInt64(digit)
@@ -91,8 +92,8 @@ public enum Bytes {
         return value
     }
 
-    static func parseDecimal(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
-        guard !bytes.isEmpty, bytes.count <= 9 else { return nil }
+    static func parseDecimal(_ bytes: UnsafeBufferPointer<UInt8>, digits: Int = 9) -> Int? {
+        guard !bytes.isEmpty, bytes.count <= digits, digits <= 18 else { return nil }
         var value = 0
         for byte in bytes {
             guard byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") else { return nil }

@@ -89,26 +89,14 @@ enum RawSocketPeer {
     }
 
     private static func decimal(_ line: UnsafeRawBufferPointer, _ range: Range<Int>) -> UInt64? {
-        guard !range.isEmpty, range.count <= 19 else { return nil }
-        var value: UInt64 = 0
-        for index in range {
-            guard line[index] >= UInt8(ascii: "0"), line[index] <= UInt8(ascii: "9") else { return nil }
-            value = value * 10 + UInt64(line[index] - UInt8(ascii: "0"))
-        }
-        return value
+        Bytes.parseDecimal(text(line, range), digits: 18).map { UInt64($0) }
     }
 
     private static func hex(_ line: UnsafeRawBufferPointer, _ range: Range<Int>) -> UInt64? {
-        guard !range.isEmpty, range.count <= 16 else { return nil }
-        var value: UInt64 = 0
-        for index in range {
-            let c = line[index] | 0x20
-            let digit: UInt8
-            if c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9") { digit = c - UInt8(ascii: "0") }
-            else if c >= UInt8(ascii: "a") && c <= UInt8(ascii: "f") { digit = c - UInt8(ascii: "a") + 10 }
-            else { return nil }
-            value = value << 4 | UInt64(digit)
-        }
-        return value
+        Bytes.parseHexadecimal(text(line, range))
+    }
+
+    private static func text(_ line: UnsafeRawBufferPointer, _ range: Range<Int>) -> UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(start: line.baseAddress!.assumingMemoryBound(to: UInt8.self) + range.lowerBound, count: range.count)
     }
 }

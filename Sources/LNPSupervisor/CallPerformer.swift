@@ -96,13 +96,8 @@ struct CallPerformer: Sendable {
 /// A detached thread for one blocking call; at most `limit` at once.
 enum WorkerThread {
     static let limit = 128
-    nonisolated(unsafe) private static let running = UnsafeMutablePointer<Int>.allocate(capacity: 1)
-    nonisolated(unsafe) private static let lock: UnsafeMutablePointer<pthread_mutex_t> = {
-        let lock = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-        pthread_mutex_init(lock, nil)
-        running.initialize(to: 0)
-        return lock
-    }()
+    nonisolated(unsafe) private static var running = 0
+    private static let lock = ThreadLock()
 
     private final class Job {
         let body: () -> Void
@@ -111,11 +106,11 @@ enum WorkerThread {
 
     /// Whether `by` changed the count within the limit.
     private static func count(_ by: Int) -> Bool {
-        pthread_mutex_lock(lock)
-        defer { pthread_mutex_unlock(lock) }
-        if by > 0 && running.pointee >= limit { return false }
-        running.pointee += by
-        return true
+        lock.locked {
+            if by > 0 && running >= limit { return false }
+            running += by
+            return true
+        }
     }
 
     /// false when `limit` workers are running already.

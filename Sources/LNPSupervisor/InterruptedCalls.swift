@@ -31,11 +31,7 @@ final class InterruptedCalls: @unchecked Sendable {
     private var calls: [UInt64: Call] = [:]
     /// When the main loop last looked (monotonic milliseconds); only it reads and writes this.
     private var lastLook: Int64 = 0
-    private let lock: UnsafeMutablePointer<pthread_mutex_t> = {
-        let lock = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-        pthread_mutex_init(lock, nil)
-        return lock
-    }()
+    private let lock = ThreadLock()
     /// Signalled as workers start and calls end (`settle`).
     private let ended: UnsafeMutablePointer<pthread_cond_t> = {
         let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
@@ -93,7 +89,7 @@ final class InterruptedCalls: @unchecked Sendable {
                     turn.tv_sec += 1
                     turn.tv_nsec -= 1_000_000_000
                 }
-                pthread_cond_timedwait(ended, lock, &turn)
+                pthread_cond_timedwait(ended, lock.mutex, &turn)
             }
         }
     }
@@ -136,9 +132,5 @@ final class InterruptedCalls: @unchecked Sendable {
 
     private static func mask(_ field: [Substring]?) -> UInt64? { field?.first.flatMap { UInt64($0, radix: 16) } }
 
-    private func locked<T>(_ body: () -> T) -> T {
-        pthread_mutex_lock(lock)
-        defer { pthread_mutex_unlock(lock) }
-        return body()
-    }
+    private func locked<T>(_ body: () -> T) -> T { lock.locked(body) }
 }

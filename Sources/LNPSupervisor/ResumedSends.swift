@@ -20,11 +20,7 @@ final class ResumedSends: @unchecked Sendable {
     }
 
     private var sent: [Call: (bytes: Int, at: timespec)] = [:]
-    private let lock: UnsafeMutablePointer<pthread_mutex_t> = {
-        let lock = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-        pthread_mutex_init(lock, nil)
-        return lock
-    }()
+    private let lock = ThreadLock()
 
     /// A worker's send of `call` that went as far as `bytes` when no thread waited any more.
     func remember(_ call: Call, bytes: Int) {
@@ -50,9 +46,5 @@ final class ResumedSends: @unchecked Sendable {
         return now
     }
 
-    private func locked<T>(_ body: () -> T) -> T {
-        pthread_mutex_lock(lock)
-        defer { pthread_mutex_unlock(lock) }
-        return body()
-    }
+    private func locked<T>(_ body: () -> T) -> T { lock.locked(body) }
 }
