@@ -494,5 +494,35 @@ def test_a_terminal_that_hangs_up_ends_the_run(lan, state, workdir):
     os.close(terminal.fd)
     deadline = time.monotonic() + 10
     while not os.waitpid(terminal.pid, os.WNOHANG)[0]:
-        assert time.monotonic() < deadline, "lnp-run did not end when its terminal hung up"
+        if time.monotonic() > deadline:
+            pytest.fail(f"lnp-run did not end when its terminal hung up\n{tree_state(terminal.pid)}")
         time.sleep(0.05)
+
+
+def tree_state(pid):
+    """What a run that did not end was doing: its processes (all sessions), their states,
+    signals and descriptors, and a second of lnp-run's system calls."""
+    parents = {}
+    for entry in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            parents[int(entry)] = int(open(f"/proc/{entry}/stat").read().rsplit(")", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
+            pass
+    tree, grew = {pid}, True
+    while grew:
+        grown = tree | {child for child, parent in parents.items() if parent in tree}
+        grew, tree = grown != tree, grown
+    listing = subprocess.run(["ps", "-o", "pid,ppid,pgid,sid,tty,stat,wchan:24,args", "-p", ",".join(map(str, sorted(tree)))],
+                             capture_output=True, text=True).stdout
+    lines = [listing]
+    for member in sorted(tree):
+        try:
+            status = open(f"/proc/{member}/status").read()
+            fds = {fd: os.readlink(f"/proc/{member}/fd/{fd}") for fd in os.listdir(f"/proc/{member}/fd")}
+        except OSError:
+            continue
+        signals = [" ".join(line.split()) for line in status.splitlines() if line.startswith(("State", "Sig", "Shd"))]
+        lines.append(f"{member}: {'; '.join(signals)} fds={fds}")
+    trace = subprocess.run(["timeout", "1", "strace", "-f", "-p", str(pid)], capture_output=True, text=True)
+    lines.append(trace.stderr[-4000:])
+    return "\n".join(lines)
