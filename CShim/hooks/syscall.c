@@ -17,9 +17,11 @@ typedef long (*syscall_fn)(long, ...);
 static int is_hooked_call(long number) {
 #define LNP_HOOK(name, system_call) if ((system_call) != 0 && number == (system_call)) return 1;
 #define LNP_ALIAS(name, target)
+#define LNP_LIBRARY_HOOK(name, file)
 #include "../sys/lnp_hooks.def"
 #undef LNP_HOOK
 #undef LNP_ALIAS
+#undef LNP_LIBRARY_HOOK
     return 0;
 }
 

@@ -7,14 +7,29 @@
 // dlsym's default version is GLIBC_2.34; the same function is there as GLIBC_2.2.5, the
 // base version, which spares every process a version check at start (see libc_versions.c).
 __asm__(".symver dlsym, dlsym@GLIBC_2.2.5");
+__asm__(".symver dlopen, dlopen@GLIBC_2.2.5");
+__asm__(".symver dladdr, dladdr@GLIBC_2.2.5");
 #endif
 
 static const char *const names[LNP_NEXT_COUNT] = {
 #define LNP_HOOK(name, system_call) [LNP_NEXT_##name] = #name,
 #define LNP_ALIAS(name, target)
+#define LNP_LIBRARY_HOOK(name, file) [LNP_NEXT_##name] = #name,
 #include "lnp_hooks.def"
 #undef LNP_HOOK
 #undef LNP_ALIAS
+#undef LNP_LIBRARY_HOOK
+};
+
+// The library each library hook's function belongs to.
+static const char *const libraries[LNP_NEXT_COUNT] = {
+#define LNP_HOOK(name, system_call)
+#define LNP_ALIAS(name, target)
+#define LNP_LIBRARY_HOOK(name, file) [LNP_NEXT_##name] = file,
+#include "lnp_hooks.def"
+#undef LNP_HOOK
+#undef LNP_ALIAS
+#undef LNP_LIBRARY_HOOK
 };
 
 // The other name of each hook that has one: the C library before 2.34 defines only
@@ -22,9 +37,11 @@ static const char *const names[LNP_NEXT_COUNT] = {
 static const char *const other_names[LNP_NEXT_COUNT] = {
 #define LNP_HOOK(name, system_call)
 #define LNP_ALIAS(name, target) [LNP_NEXT_##target] = #name,
+#define LNP_LIBRARY_HOOK(name, file)
 #include "lnp_hooks.def"
 #undef LNP_HOOK
 #undef LNP_ALIAS
+#undef LNP_LIBRARY_HOOK
 };
 
 void *lnp_next_found[LNP_NEXT_COUNT];
@@ -33,9 +50,25 @@ void *lnp_next_resolve(enum lnp_next_symbol symbol) {
     int saved = errno;  // dlsym may set errno; the hook's caller must not see it
     void *next = dlsym(RTLD_NEXT, names[symbol]);
     if (!next && other_names[symbol]) next = dlsym(RTLD_NEXT, other_names[symbol]);
+    if (!next && libraries[symbol]) {
+        // Kept open: the definition must outlive any dlclose of the program's.
+        void *library = dlopen(libraries[symbol], RTLD_NOLOAD | RTLD_LAZY);
+        if (library) next = dlsym(library, names[symbol]);
+    }
     errno = saved;
     __atomic_store_n(&lnp_next_found[symbol], next, __ATOMIC_RELEASE);
     return next;
+}
+
+void *lnp_next_companion(enum lnp_next_symbol symbol, const char *name) {
+    void *next = lnp_next(symbol);
+    Dl_info found;
+    if (!next || !dladdr(next, &found) || !found.dli_fname) return NULL;
+    int saved = errno;
+    void *library = dlopen(found.dli_fname, RTLD_NOLOAD | RTLD_LAZY);
+    void *companion = library ? dlsym(library, name) : NULL;
+    errno = saved;
+    return companion;
 }
 
 int lnp_missing(void) {

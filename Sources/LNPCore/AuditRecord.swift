@@ -3,6 +3,9 @@ public enum Operation: UInt8, BitwiseCopyable {
     case connect, sendto, sendmsg, sendmmsg, join, bind, resolve
     /// Opening a packet socket, which talks to the link directly.
     case socket
+    /// Bonjour through the system's mDNS daemon: browsing for services, resolving one,
+    /// advertising one (`Bonjour.swift`).
+    case browse, resolveService, register
 
     /// The audit's word for it (`op`), which asks use too.
     public var word: StaticString {
@@ -15,16 +18,26 @@ public enum Operation: UInt8, BitwiseCopyable {
         case .bind: return "bind"
         case .resolve: return "resolve"
         case .socket: return "socket"
+        case .browse: return "browse"
+        case .resolveService: return "resolve-service"
+        case .register: return "register"
         }
     }
 
     func write(to writer: inout ByteWriter) { writer.append(word) }
 
+    /// Asked of the mDNS daemon, not of a socket: no descriptor, transport or address.
+    public var isBonjour: Bool { self == .browse || self == .resolveService || self == .register }
+
+    /// A system call on a socket, which the supervisor sees too (not a name resolved, nor a
+    /// Bonjour operation, which only the preload sees).
+    public var isSocketCall: Bool { self != .resolve && !isBonjour }
+
     /// Whether a destination's port means anything for this operation on this transport: not
     /// for a group joined, nor on raw and ICMP sockets, whose `sockaddr` port the kernel
     /// ignores (or reads as the protocol).
     public func hasPort(on transport: Transport?) -> Bool {
-        self != .join && transport != .raw && transport != .icmp
+        self != .join && !isBonjour && transport != .raw && transport != .icmp
     }
 }
 

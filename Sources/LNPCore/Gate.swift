@@ -43,6 +43,18 @@ struct ProcessGate: CallGate {
         return answer.decision == .allow ? 0 : settings.errno
     }
 
+    /// Refuses a local-network operation without asking, for `basis` (a Bonjour type the
+    /// program did not declare), and records it.
+    @inline(never)
+    func refuse(_ operation: Operation, name: UnsafeBufferPointer<UInt8>, reason: LocalReason, basis: DecisionBasis) {
+        let settings = SettingsStore.current()
+        guard settings.records != .none else { return }
+        Self.record(
+            operation, fd: nil, transport: nil, endpoint: nil, name: name, verdict: .local(reason),
+            attribution: settings.attribution, domains: DomainReference(),
+            answer: Answer(decision: .deny, basis: basis, isFinal: true), settings: settings)
+    }
+
     /// Records an operation that does not reach the local network (see `NetworkActivity`).
     @inline(never)
     func recordActivity(_ operation: Operation, fd: Int32, transport: Transport, endpoint: SocketEndpoint, reason: NotLocalReason) {

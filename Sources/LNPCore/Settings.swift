@@ -49,6 +49,9 @@ public enum DecisionBasis: UInt8, BitwiseCopyable, Sendable {
     /// lnp-run's own look at an ask did not find a local-network operation (or could not read
     /// the ask): denied, without asking the person.
     case notConfirmed = 10
+    /// A Bonjour service type the program did not declare (`--bonjour-services`): denied
+    /// without asking, as Apple's undeclared types are (NoAuth).
+    case undeclared = 11
 
     /// The name the audit and lnp-run's policy line use.
     public var name: StaticString {
@@ -64,6 +67,7 @@ public enum DecisionBasis: UInt8, BitwiseCopyable, Sendable {
         case .noSupervisor: return "no-supervisor"
         case .notLocal: return "not-local"
         case .notConfirmed: return "not-confirmed"
+        case .undeclared: return "undeclared"
         }
     }
 

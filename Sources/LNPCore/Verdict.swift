@@ -20,6 +20,9 @@ public enum LocalReason: Equatable, BitwiseCopyable {
     /// A raw socket that writes its own IP headers, connected: its writes go where their
     /// headers say, which no call lnp sees names.
     case headerWriter
+    /// Bonjour through the system's mDNS daemon (browsing, resolving, advertising), or a
+    /// name the daemon resolves by multicast DNS: the daemon sends the packets.
+    case bonjour
 }
 
 /// Why an operation does not reach the local network.
@@ -87,6 +90,7 @@ extension LocalReason {
             }
         case .packetSocket: writer.append("packet socket (it talks to the link directly)")
         case .headerWriter: writer.append("a raw socket writing its own IP headers (they name where its writes go)")
+        case .bonjour: writer.append("Bonjour, through the system's mDNS daemon")
         }
     }
 }

@@ -46,6 +46,10 @@ enum AskCheck {
         case .bind:
             guard let endpoint = ask.endpoint, ask.transport != nil else { return nil }
             return classifier.classifyBind(endpoint)
+        case .browse, .resolveService, .register:
+            // Asked of the mDNS daemon through a library: each is a local-network operation.
+            guard ask.name != nil, ask.endpoint == nil, ask.transport == nil else { return nil }
+            return .local(.bonjour)
         case .connect, .sendto, .sendmsg, .sendmmsg:
             guard let endpoint = ask.endpoint, ask.transport != nil else { return nil }
             return classifier.classify(endpoint)

@@ -19,6 +19,8 @@ struct EnclosingRun {
     var basis: DecisionBasis
     var errno: Int32
     var records: RecordScope
+    /// The Bonjour service types declared there, which bound this run's.
+    var bonjour: BonjourDeclaration = .undeclared
 
     /// An lnp-run among this one's ancestors that will not take it as nested (another lnp-run
     /// executable, say) is no reason to run unwatched: lnp-run refuses to start.
@@ -54,7 +56,18 @@ struct EnclosingRun {
         guard let settings = reply[0..<count].withUnsafeBufferPointer({ Settings.fromReply($0) }) else { return .refused }
         return .registered(EnclosingRun(
             pid: pid, decision: settings.decision, asking: settings.asking, basis: settings.basis, errno: settings.errno,
-            records: settings.records))
+            records: settings.records, bonjour: declaredServices(of: pid)))
+    }
+
+    /// The run's `services` reply; a run that does not answer declares nothing narrower.
+    private static func declaredServices(of pid: pid_t) -> BonjourDeclaration {
+        var reply = [UInt8](repeating: 0, count: 4200)
+        let request = Array("services".utf8)
+        let count = request.withUnsafeBytes { message in
+            reply.withUnsafeMutableBytes { RunChannel.request(message, to: Int32(pid), reply: $0) }
+        }
+        guard let count, reply[0..<count].starts(with: Array("ok\n".utf8)) else { return .undeclared }
+        return BonjourDeclaration(wire: String(decoding: reply[3..<count], as: UTF8.self))
     }
 
     /// This run's policy, narrowed by the enclosing run's: a decided denial there denies
@@ -62,6 +75,7 @@ struct EnclosingRun {
     /// enclosing program is undetermined, what this run would allow is asked there too
     /// (`asksUp`).
     func narrow(_ settings: inout LaunchSettings) -> (asksUp: Bool, note: String?) {
+        settings.bonjour = settings.bonjour.narrowed(by: bonjour)
         switch (asking, decision) {
         case (.never, .deny):
             let changed = settings.decision != .deny

@@ -86,6 +86,11 @@ struct LNPRun: ParsableCommand {
         "Why the program uses the local network, shown in the prompt (default: $LNP_USAGE_DESCRIPTION).", valueName: "TEXT"))
     var usageDescription: String?
 
+    @Option(help: ArgumentHelp(
+        "The Bonjour service types the program browses for and advertises, as Apple's NSBonjourServices (default: $LNP_BONJOUR_SERVICES): others fail as undeclared (NoAuth), even when allowed.",
+        valueName: "TYPES"))
+    var bonjourServices: String?
+
     @Argument(parsing: .captureForPassthrough, help: ArgumentHelp("The program to run, and its arguments.", valueName: "PROGRAM"))
     var command: [String] = []
 
@@ -131,6 +136,13 @@ struct LNPRun: ParsableCommand {
             errno = value
         }
 
+        var bonjour = BonjourDeclaration.undeclared
+        if let bonjourServices {
+            bonjour = try BonjourDeclaration.parse(bonjourServices, from: "--bonjour-services")
+        } else if let declared = ProgramLocator.environmentValue("LNP_BONJOUR_SERVICES") {
+            bonjour = try BonjourDeclaration.parse(declared, from: "LNP_BONJOUR_SERVICES")
+        }
+
         let program: String
         switch ProgramLocator.locate(name) {
         case .success(let path): program = path
@@ -168,7 +180,7 @@ struct LNPRun: ParsableCommand {
         let enclosing = try EnclosingRun.find(hint: ProgramLocator.environmentValue("LNP_RUN"))
         var settings = LaunchSettings(
             preload: preload, program: identity.path, decision: launch.policy, errno: errno,
-            attribution: attribution.rawValue, records: ownRecords, basis: launch.basis)
+            attribution: attribution.rawValue, records: ownRecords, basis: launch.basis, bonjour: bonjour)
         var asksUp = false
         if let enclosing {
             let narrowed = enclosing.narrow(&settings)

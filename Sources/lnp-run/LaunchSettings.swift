@@ -30,6 +30,8 @@ struct LaunchSettings {
     var records: RecordScope = .none
     /// Why the decision is what it is (the audit's `because`).
     var basis: DecisionBasis = .runOption
+    /// The Bonjour service types the program declares (the reply to `services`).
+    var bonjour: BonjourDeclaration = .undeclared
 
     /// Decided, for processes that start now (the person answered).
     mutating func decide(_ answer: Decision, _ why: DecisionBasis) {

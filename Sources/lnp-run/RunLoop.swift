@@ -227,6 +227,9 @@ final class RunLoop {
             RunServer.reply(client, answers ? currentSettings.reply : Array("elsewhere".utf8))
         case .nested:
             RunServer.reply(client, tree.registerNested(sender) ? currentSettings.reply : Array("elsewhere".utf8))
+        case .services:
+            let answers = tree.owns(sender) || tree.isNested(sender)
+            RunServer.reply(client, answers ? settings.bonjour.reply : Array("elsewhere".utf8))
         case .vouch(let pid):
             RunServer.reply(client, Array((tree.isNested(pid) ? "yes" : "no").utf8))
         case .ask(let ask):

@@ -78,7 +78,9 @@ final class RunRecords {
     /// An allowed operation of a socket call (not a name resolved, which the preload alone sees).
     private static func isAllowedSocketCall(_ record: RecordLine) -> Bool {
         guard let decision = record.value(of: "decision"), decision.elementsEqual("\"allow\"".utf8) else { return false }
-        return record.value(of: "op").map { !$0.elementsEqual("\"resolve\"".utf8) } ?? false
+        guard let op = record.value(of: "op"), op.count >= 2 else { return false }
+        let word = String(decoding: op.dropFirst().dropLast(), as: UTF8.self)
+        return LNPCoreHost.Operation(word: word)?.isSocketCall ?? false
     }
 
     /// A record of lnp-run's own supervisor (`CallSupervisor`): believed as it is. A call of

@@ -127,10 +127,13 @@ enum RunRequest: Equatable {
     case ask(ReceivedAsk)
     /// Whether this run took the process as a nested run (`RunChannel.isVouchedFor`).
     case vouch(pid_t)
+    /// The Bonjour service types the program declares (`BonjourDeclaration`).
+    case services
 
     static func parse(_ bytes: [UInt8]) -> RunRequest? {
         if bytes == Array("settings".utf8) { return .settings }
         if bytes == Array("nested".utf8) { return .nested }
+        if bytes == Array("services".utf8) { return .services }
         if bytes.starts(with: Array("vouch ".utf8)) {
             return pid_t(String(decoding: bytes.dropFirst(6), as: UTF8.self)).map { .vouch($0) }
         }

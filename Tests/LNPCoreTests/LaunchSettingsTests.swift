@@ -112,7 +112,7 @@ struct LaunchSettingsTests {
             #expect(DecisionBasis.named(read) == basis)
             raw += 1
         }
-        #expect(raw == 11)
+        #expect(raw == 12)
         #expect(Array("bogus".utf8).withUnsafeBufferPointer { DecisionBasis.named($0) } == nil)
     }
 

@@ -17,10 +17,10 @@ def hook_list():
     each alias under its own name."""
     hooks = {}
     for line in HOOK_LIST.read_text().splitlines():
-        match = re.match(r"LNP_(HOOK|ALIAS)\((\w+), (\w+)\)$", line)
+        match = re.match(r"LNP_(HOOK|ALIAS|LIBRARY_HOOK)\((\w+), (\w+|\"[\w.-]+\")\)$", line)
         if match:
             kind, name, value = match.groups()
-            hooks[name] = hooks[value] if kind == "ALIAS" else (None if value == "0" else value)
+            hooks[name] = hooks[value] if kind == "ALIAS" else (None if value == "0" or kind == "LIBRARY_HOOK" else value)
     assert "connect" in hooks and "syscall" in hooks, "lnp_hooks.def could not be read"
     return hooks
 

@@ -41,6 +41,15 @@ int lnp_gate_remote_command(const void *address, uint32_t length, const char *ho
 // The name a DNS query message asks about, as text in `name`; its length, or -1.
 int lnp_dns_question_name(const unsigned char *message, int length, char *name, int capacity);
 
+// Bonjour (Sources/LNPCore/BonjourEntryPoints.swift): an lnp_bonjour_call with the name and
+// type the program gave (either may be NULL); a D-Bus method call, known by its interface
+// (NULL when it names none), member and argument signature, with its first `count`
+// arguments' text (NULL for those that are not strings). Each returns an lnp_bonjour_outcome.
+int lnp_gate_bonjour(int call, const char *name, const char *type);
+int lnp_bus_method_is_gated(const char *interface, const char *member, const char *signature);
+int lnp_gate_bus_call(const char *interface, const char *member, const char *signature, const char *const *arguments,
+                      int count);
+
 void lnp_note_addrinfo(const char *name, const struct addrinfo *results);
 void lnp_note_hostent(const char *name, const struct hostent *host);
 

@@ -11,14 +11,20 @@
 enum lnp_next_symbol {
 #define LNP_HOOK(name, system_call) LNP_NEXT_##name,
 #define LNP_ALIAS(name, target)
+#define LNP_LIBRARY_HOOK(name, file) LNP_NEXT_##name,
 #include "../lnp_hooks.def"
 #undef LNP_HOOK
 #undef LNP_ALIAS
+#undef LNP_LIBRARY_HOOK
     LNP_NEXT_COUNT
 };
 
 /// Looks the next definition up (dlsym), remembers it and returns it, or NULL.
 void *lnp_next_resolve(enum lnp_next_symbol symbol);
+
+/// The function `name` of the library that holds the next definition of `symbol` (a library
+/// hook's companions: libdbus's message accessors), or NULL.
+void *lnp_next_companion(enum lnp_next_symbol symbol, const char *name);
 
 /// The definitions found so far; read through lnp_next().
 extern void *lnp_next_found[LNP_NEXT_COUNT];

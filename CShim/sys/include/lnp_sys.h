@@ -49,6 +49,24 @@ enum {
     LNP_EAFNOSUPPORT = EAFNOSUPPORT, LNP_EIO = EIO, LNP_ECONNREFUSED = ECONNREFUSED,
 };
 
+// --- Between the Bonjour hooks (CShim/hooks/dnssd.c, bus_calls.c) and the core ------------
+
+// What a dns_sd.h function asks the daemon (BonjourEntryPoints.swift).
+enum lnp_bonjour_call {
+    LNP_BONJOUR_BROWSE = 0,           // DNSServiceBrowse
+    LNP_BONJOUR_RESOLVE_SERVICE = 1,  // DNSServiceResolve
+    LNP_BONJOUR_REGISTER = 2,         // DNSServiceRegister
+    LNP_BONJOUR_QUERY = 3,            // DNSServiceQueryRecord, DNSServiceGetAddrInfo: a name
+    LNP_BONJOUR_DOMAINS = 4,          // DNSServiceEnumerateDomains
+};
+
+// What becomes of it; the hook gives its API's error for it.
+enum lnp_bonjour_outcome {
+    LNP_BONJOUR_ALLOWED = 0,
+    LNP_BONJOUR_DENIED = 1,      // kDNSServiceErr_PolicyDenied; D-Bus AccessDenied
+    LNP_BONJOUR_UNDECLARED = 2,  // kDNSServiceErr_NoAuth; Avahi's NotPermitted
+};
+
 enum { LNP_POLLOUT = 0x004 };  // <poll.h>'s POLLOUT, the same on every Linux architecture
 
 enum {

@@ -1,0 +1,135 @@
+// Apple's Bonjour API (dns_sd.h), as Avahi's compatibility library libdns_sd and Apple's own
+// client library export it: a denied operation fails at once with Apple's error — PolicyDenied,
+// or NoAuth for a service type the program did not declare — and *sdRef stays NULL. The
+// declarations are Apple's ABI, written here: the preload needs no Bonjour headers.
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "lnp_bonjour.h"
+#include "lnp_core.h"
+#include "lnp_next.h"
+#include "lnp_sys.h"
+
+typedef struct _DNSServiceRef_t *DNSServiceRef;
+typedef int32_t DNSServiceErrorType;
+typedef void *callback_fn;  // the reply callbacks, passed on untouched
+
+enum {
+    kDNSServiceErr_Unknown = -65537,
+    kDNSServiceErr_NoAuth = -65555,
+    kDNSServiceErr_PolicyDenied = -65570,
+};
+
+// The threads inside a dns_sd.h function lnp let through, by pthread_self(): no thread-local
+// storage, which would add a dynamic symbol and a loader dependency to the preload. A thread
+// that finds no free slot has its library's D-Bus calls decided (and recorded) again.
+enum { SLOTS = 32 };
+static uintptr_t inside[SLOTS];
+static int occupied;
+
+static int enter(void) {
+    uintptr_t self = (uintptr_t)pthread_self();
+    for (int slot = 0; slot < SLOTS; slot++) {
+        uintptr_t free = 0;
+        if (__atomic_compare_exchange_n(&inside[slot], &free, self, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
+            __atomic_fetch_add(&occupied, 1, __ATOMIC_ACQ_REL);
+            return slot;
+        }
+    }
+    return -1;
+}
+
+static void leave(int slot) {
+    if (slot < 0) return;
+    __atomic_fetch_sub(&occupied, 1, __ATOMIC_ACQ_REL);
+    __atomic_store_n(&inside[slot], 0, __ATOMIC_RELEASE);
+}
+
+int lnp_bonjour_decided(void) {
+    if (!__atomic_load_n(&occupied, __ATOMIC_ACQUIRE)) return 0;
+    uintptr_t self = (uintptr_t)pthread_self();
+    for (int slot = 0; slot < SLOTS; slot++)
+        if (__atomic_load_n(&inside[slot], __ATOMIC_ACQUIRE) == self) return 1;
+    return 0;
+}
+
+typedef DNSServiceErrorType (*browse_fn)(DNSServiceRef *, uint32_t, uint32_t, const char *, const char *, callback_fn, void *);
+typedef DNSServiceErrorType (*resolve_fn)(DNSServiceRef *, uint32_t, uint32_t, const char *, const char *, const char *,
+                                          callback_fn, void *);
+typedef DNSServiceErrorType (*register_fn)(DNSServiceRef *, uint32_t, uint32_t, const char *, const char *, const char *,
+                                           const char *, uint16_t, uint16_t, const void *, callback_fn, void *);
+typedef DNSServiceErrorType (*query_fn)(DNSServiceRef *, uint32_t, uint32_t, const char *, uint16_t, uint16_t, callback_fn,
+                                        void *);
+typedef DNSServiceErrorType (*addrinfo_fn)(DNSServiceRef *, uint32_t, uint32_t, uint32_t, const char *, callback_fn, void *);
+typedef DNSServiceErrorType (*domains_fn)(DNSServiceRef *, uint32_t, uint32_t, callback_fn, void *);
+
+/// Apple's error for an outcome lnp did not allow; the program gets no reference.
+static DNSServiceErrorType refuse(DNSServiceRef *reference, int outcome) {
+    if (reference) *reference = NULL;
+    return outcome == LNP_BONJOUR_UNDECLARED ? kDNSServiceErr_NoAuth : kDNSServiceErr_PolicyDenied;
+}
+
+// The real call, marked decided for the D-Bus hook (bus_calls.c) on this thread.
+#define CALL_DECIDED(next, ...)                      \
+    ({                                               \
+        int slot = enter();                          \
+        DNSServiceErrorType result = next(__VA_ARGS__); \
+        leave(slot);                                 \
+        result;                                      \
+    })
+
+DNSServiceErrorType DNSServiceBrowse(DNSServiceRef *reference, uint32_t flags, uint32_t interface, const char *type,
+                                     const char *domain, callback_fn callback, void *context) {
+    browse_fn next = (browse_fn)lnp_next(LNP_NEXT_DNSServiceBrowse);
+    if (!next) return kDNSServiceErr_Unknown;
+    int outcome = lnp_gate_bonjour(LNP_BONJOUR_BROWSE, NULL, type);
+    if (outcome) return refuse(reference, outcome);
+    return CALL_DECIDED(next, reference, flags, interface, type, domain, callback, context);
+}
+
+DNSServiceErrorType DNSServiceResolve(DNSServiceRef *reference, uint32_t flags, uint32_t interface, const char *name,
+                                      const char *type, const char *domain, callback_fn callback, void *context) {
+    resolve_fn next = (resolve_fn)lnp_next(LNP_NEXT_DNSServiceResolve);
+    if (!next) return kDNSServiceErr_Unknown;
+    int outcome = lnp_gate_bonjour(LNP_BONJOUR_RESOLVE_SERVICE, name, type);
+    if (outcome) return refuse(reference, outcome);
+    return CALL_DECIDED(next, reference, flags, interface, name, type, domain, callback, context);
+}
+
+DNSServiceErrorType DNSServiceRegister(DNSServiceRef *reference, uint32_t flags, uint32_t interface, const char *name,
+                                       const char *type, const char *domain, const char *host, uint16_t port,
+                                       uint16_t text_length, const void *text, callback_fn callback, void *context) {
+    register_fn next = (register_fn)lnp_next(LNP_NEXT_DNSServiceRegister);
+    if (!next) return kDNSServiceErr_Unknown;
+    int outcome = lnp_gate_bonjour(LNP_BONJOUR_REGISTER, name, type);
+    if (outcome) return refuse(reference, outcome);
+    return CALL_DECIDED(next, reference, flags, interface, name, type, domain, host, port, text_length, text, callback,
+                        context);
+}
+
+DNSServiceErrorType DNSServiceQueryRecord(DNSServiceRef *reference, uint32_t flags, uint32_t interface, const char *name,
+                                          uint16_t type, uint16_t class, callback_fn callback, void *context) {
+    query_fn next = (query_fn)lnp_next(LNP_NEXT_DNSServiceQueryRecord);
+    if (!next) return kDNSServiceErr_Unknown;
+    int outcome = lnp_gate_bonjour(LNP_BONJOUR_QUERY, name, NULL);
+    if (outcome) return refuse(reference, outcome);
+    return CALL_DECIDED(next, reference, flags, interface, name, type, class, callback, context);
+}
+
+DNSServiceErrorType DNSServiceGetAddrInfo(DNSServiceRef *reference, uint32_t flags, uint32_t interface, uint32_t protocol,
+                                          const char *name, callback_fn callback, void *context) {
+    addrinfo_fn next = (addrinfo_fn)lnp_next(LNP_NEXT_DNSServiceGetAddrInfo);
+    if (!next) return kDNSServiceErr_Unknown;
+    int outcome = lnp_gate_bonjour(LNP_BONJOUR_QUERY, name, NULL);
+    if (outcome) return refuse(reference, outcome);
+    return CALL_DECIDED(next, reference, flags, interface, protocol, name, callback, context);
+}
+
+DNSServiceErrorType DNSServiceEnumerateDomains(DNSServiceRef *reference, uint32_t flags, uint32_t interface,
+                                               callback_fn callback, void *context) {
+    domains_fn next = (domains_fn)lnp_next(LNP_NEXT_DNSServiceEnumerateDomains);
+    if (!next) return kDNSServiceErr_Unknown;
+    int outcome = lnp_gate_bonjour(LNP_BONJOUR_DOMAINS, NULL, NULL);
+    if (outcome) return refuse(reference, outcome);
+    return CALL_DECIDED(next, reference, flags, interface, callback, context);
+}

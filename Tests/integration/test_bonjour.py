@@ -1,0 +1,212 @@
+"""Bonjour through the system's mDNS daemon (Avahi): browsing, resolving and advertising are
+local-network operations at the API a program uses — Apple's dns_sd.h (Avahi's libdns_sd),
+libavahi-client (avahi-browse, avahi-resolve, avahi-publish) and D-Bus calls to Avahi made
+with libdbus (dbus-python) — decided, recorded, and refused with each API's own error.
+
+A private network (bonjour_lab.sh): a client and a peer namespace, each with its own /run, its
+own D-Bus system bus and an avahi-daemon on its veth alone; the peer advertises "peer printer"
+(_ipp._tcp 631) and "peer web" (_http._tcp 80) as peer.local."""
+
+import os
+import shutil
+import subprocess
+import time
+
+import pytest
+
+from conftest import FIXTURES, ROOT, require, run
+from test_prompt import Terminal
+
+LAB = ROOT / "Tests" / "integration" / "bonjour_lab.sh"
+PYTHON = "/usr/bin/python3"  # the system's, which has dbus-python
+REASON = "Bonjour, through the system's mDNS daemon"
+
+
+class BonjourLab:
+    def __init__(self, build, workdir):
+        self.build = build
+        self.state = workdir / "bonjour-lab"
+        self.dnssd_client = workdir / "dnssd_client"
+        flags = run(["pkg-config", "--cflags", "--libs", "avahi-compat-libdns_sd"], check=True).stdout.split()
+        compiled = run(["gcc", "-O2", "-Wall", "-o", self.dnssd_client, FIXTURES / "dnssd_client.c", *flags])
+        assert compiled.returncode == 0, compiled.stderr
+        started = run([LAB, "up", self.state], timeout=60)
+        assert started.returncode == 0, started.stderr
+
+    def close(self):
+        run([LAB, "down", self.state], timeout=60)
+
+    def client(self, command, *, timeout=60, env=None):
+        """`command` in the client's namespaces, with its private bus."""
+        extra = [f"{key}={value}" for key, value in (env or {}).items()]
+        return run([LAB, "exec", self.state, "env", *extra, *[str(c) for c in command]], timeout=timeout)
+
+    def lnp_run(self, options, command, **kwargs):
+        return self.client([self.build.lnp_run, *options, "--", *command], **kwargs)
+
+    def peer(self, command, *, timeout=60):
+        return run([LAB, "peer", self.state, *[str(c) for c in command]], timeout=timeout)
+
+    def terminal(self, options, command, env):
+        """lnp-run in the client's namespaces on a pseudo-terminal, the program's output in files."""
+        out = self.state / f"terminal-{time.monotonic_ns()}.out"
+        shell = 'exec "$@" < /dev/null > "$OUT" 2>&1'
+        full = [str(LAB), "exec", str(self.state), "sh", "-c", shell, "sh", str(self.build.lnp_run), *options, "--",
+                *[str(c) for c in command]]
+        return Terminal(full, dict(os.environ, OUT=str(out), **env)), out
+
+
+@pytest.fixture(scope="module")
+def bonjour(build, workdir):
+    for tool in ("avahi-daemon", "avahi-browse", "dbus-daemon", "pkg-config"):
+        require(shutil.which(tool) is not None, f"{tool} is not installed (scripts/deps test installs it)")
+    lab = BonjourLab(build, workdir)
+    yield lab
+    lab.close()
+
+
+@pytest.fixture
+def state(workdir):
+    directory = workdir / f"bonjour-state-{time.monotonic_ns()}"
+    directory.mkdir()
+    return {"XDG_STATE_HOME": str(directory)}
+
+
+def records(audit):
+    return [(r["op"], r["host"], r["decision"], r["because"]) for r in audit.records()]
+
+
+def test_allowed_clients_of_every_api_find_the_peer(bonjour, audit, state):
+    options = ["--allow", "--audit", audit.path]
+    browse = bonjour.lnp_run(options, ["avahi-browse", "-t", "-r", "-p", "_ipp._tcp"], env=state)
+    assert "peer.local;10.79.0.2;631;" in browse.stdout, browse.stderr
+    resolve = bonjour.lnp_run(options, ["avahi-resolve", "-4", "-n", "peer.local"], env=state)
+    assert resolve.returncode == 0 and "10.79.0.2" in resolve.stdout, resolve.stderr
+    dnssd = bonjour.lnp_run(options, [bonjour.dnssd_client, "browse", "_ipp._tcp"], env=state)
+    assert dnssd.returncode == 0 and "host=peer.local. port=631" in dnssd.stdout, dnssd.stdout + dnssd.stderr
+    python = bonjour.lnp_run(options, [PYTHON, FIXTURES / "avahi_bus_client.py", "_ipp._tcp", "peer.local"], env=state)
+    assert python.returncode == 0 and "resolved peer.local 10.79.0.2" in python.stdout, python.stdout + python.stderr
+
+    seen = records(audit)
+    # avahi-browse -r: the browse, then a resolve of each service found (both families).
+    assert seen[0] == ("browse", "_ipp._tcp", "allow", "run-option")
+    assert ("resolve-service", "peer printer._ipp._tcp", "allow", "run-option") in seen
+    assert ("resolve", "peer.local", "allow", "run-option") in seen
+    # The dns_sd program's calls are recorded once each, by the dns_sd hook: not again for the
+    # D-Bus calls libdns_sd makes for them.
+    dnssd_records = [r for r in audit.records() if r["exe"] == str(bonjour.dnssd_client)]
+    assert [(r["op"], r["host"]) for r in dnssd_records] == [("browse", "_ipp._tcp"),
+                                                             ("resolve-service", "peer printer._ipp._tcp.")]
+    assert all(r["reason"] == REASON and r["address"] is None and r["fd"] is None for r in audit.records())
+    report = run([bonjour.build.lnp, "report", audit.path])
+    assert report.returncode == 0, report.stderr
+    assert "_ipp._tcp" in report.stdout and "browse" in report.stdout
+
+
+def test_under_strict_an_allowed_bonjour_operation_is_still_recorded(bonjour, audit, state):
+    """--strict drops the preload's records of socket calls (the supervisor makes and records
+    each); a Bonjour operation is no socket call, and only the preload sees it."""
+    browse = bonjour.lnp_run(["--strict", "--allow", "--audit", audit.path], ["avahi-browse", "-t", "-p", "_ipp._tcp"],
+                             env=state)
+    assert "peer" in browse.stdout.replace("\\032", " "), browse.stderr
+    assert ("browse", "_ipp._tcp", "allow", "run-option") in records(audit)
+
+
+def test_denied_clients_find_nothing_and_get_each_apis_error(bonjour, audit, state):
+    options = ["--deny", "--audit", audit.path]
+    browse = bonjour.lnp_run(options, ["avahi-browse", "-t", "-r", "-p", "_ipp._tcp"], env=state)
+    assert "avahi_service_browser_new() failed: Access denied" in browse.stderr
+    assert "peer" not in browse.stdout
+    every = bonjour.lnp_run(options, ["avahi-browse", "-a", "-t", "-p"], env=state)
+    assert "avahi_service_type_browser_new() failed: Access denied" in every.stderr
+    resolve = bonjour.lnp_run(options, ["avahi-resolve", "-4", "-n", "peer.local"], env=state)
+    assert resolve.returncode == 1 and "Failed to create host name resolver: Access denied" in resolve.stderr
+    assert "10.79.0.2" not in resolve.stdout
+    dnssd = bonjour.lnp_run(options, [bonjour.dnssd_client, "browse", "_ipp._tcp"], env=state)
+    assert (dnssd.returncode, dnssd.stdout.strip()) == (2, "DNSServiceBrowse: error -65570")  # PolicyDenied
+    python = bonjour.lnp_run(options, [PYTHON, FIXTURES / "avahi_bus_client.py", "_ipp._tcp", "peer.local"], env=state)
+    assert python.returncode == 2, python.stdout + python.stderr
+    assert "D-Bus error org.freedesktop.DBus.Error.AccessDenied: lnp: local network access denied" in python.stdout
+
+    assert records(audit) == [
+        ("browse", "_ipp._tcp", "deny", "run-option"),
+        ("browse", "(service types)", "deny", "run-option"),
+        ("resolve", "peer.local", "deny", "run-option"),
+        ("browse", "_ipp._tcp", "deny", "run-option"),
+        ("browse", "_ipp._tcp", "deny", "run-option"),
+    ]
+    # The bus connection stays up after a refused call: the same client's next call is made.
+    assert "ResolveHostName" not in python.stderr
+
+
+def test_advertising_is_gated(bonjour, audit, state):
+    def peer_sees(name):
+        found = bonjour.peer(["avahi-browse", "-t", "-p", "_http._tcp"])
+        return name in found.stdout.replace("\\032", " ")
+
+    denied = bonjour.lnp_run(["--deny", "--audit", audit.path],
+                             ["timeout", "3", "avahi-publish", "-s", "client denied", "_http._tcp", "8080"], env=state)
+    assert "Access denied" in denied.stderr
+    assert not peer_sees("client denied")
+    dnssd = bonjour.lnp_run(["--deny", "--audit", audit.path],
+                            [bonjour.dnssd_client, "register", "client dnssd", "_http._tcp", "8081"], env=state)
+    assert (dnssd.returncode, dnssd.stdout.strip()) == (2, "DNSServiceRegister: error -65570")
+    assert records(audit) == [("register", "client denied._http._tcp", "deny", "run-option"),
+                              ("register", "client dnssd._http._tcp", "deny", "run-option")]
+
+    published = subprocess.Popen(
+        [LAB, "exec", bonjour.state, "env", *[f"{k}={v}" for k, v in state.items()], bonjour.build.lnp_run, "--allow",
+         "--", "avahi-publish", "-s", "client allowed", "_http._tcp", "8082"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 10
+        while not peer_sees("client allowed"):
+            assert time.monotonic() < deadline, "the peer never saw the allowed advertisement"
+    finally:
+        published.terminate()
+        published.wait(10)
+
+
+def test_undeclared_service_types_fail_as_apples_do(bonjour, audit, state):
+    options = ["--allow", "--bonjour-services", "_ipp._tcp", "--audit", audit.path]
+    undeclared = bonjour.lnp_run(options, [bonjour.dnssd_client, "browse", "_http._tcp"], env=state)
+    assert (undeclared.returncode, undeclared.stdout.strip()) == (2, "DNSServiceBrowse: error -65555")  # NoAuth
+    declared = bonjour.lnp_run(options, [bonjour.dnssd_client, "browse", "_ipp._tcp"], env=state)
+    assert declared.returncode == 0 and "host=peer.local. port=631" in declared.stdout, declared.stdout
+    avahi = bonjour.lnp_run(options, ["avahi-browse", "-t", "-p", "_http._tcp"], env=state)
+    assert "avahi_service_browser_new() failed: Not permitted" in avahi.stderr
+    publish = bonjour.lnp_run(options, ["timeout", "3", "avahi-publish", "-s", "client", "_http._tcp", "80"], env=state)
+    assert "Not permitted" in publish.stderr
+    # The program's own declaration, and a subtype of an undeclared type.
+    from_environment = bonjour.lnp_run(["--allow", "--audit", audit.path],
+                                       [bonjour.dnssd_client, "browse", "_printer._sub._http._tcp"],
+                                       env=dict(state, LNP_BONJOUR_SERVICES="_ipp._tcp"))
+    assert from_environment.stdout.strip() == "DNSServiceBrowse: error -65555"
+
+    assert [r for r in records(audit) if r[3] == "undeclared"] == [
+        ("browse", "_http._tcp", "deny", "undeclared"),
+        ("browse", "_http._tcp", "deny", "undeclared"),
+        ("register", "client._http._tcp", "deny", "undeclared"),
+        ("browse", "_printer._sub._http._tcp", "deny", "undeclared"),
+    ]
+
+
+@pytest.mark.parametrize("declared, message", [
+    ("ipp", "lnp-run: --bonjour-services: 'ipp' is not a Bonjour service type such as _ipp._tcp or _http._tcp"),
+    ("_ipp._tcp,_http._xyz", "lnp-run: --bonjour-services: '_http._xyz' is not a Bonjour service type"),
+])
+def test_a_malformed_declaration_is_refused_in_one_line(build, declared, message):
+    result = run([build.lnp_run, "--allow", "--bonjour-services", declared, "--", "true"])
+    assert result.returncode != 0
+    assert result.stderr.splitlines()[0].startswith(message), result.stderr
+
+
+def test_a_browse_waits_for_the_persons_answer(bonjour, audit, state):
+    terminal, out = bonjour.terminal(["--audit", str(audit.path)], [bonjour.dnssd_client, "browse", "_ipp._tcp"], state)
+    terminal.wait_for("Don't Allow")
+    assert "reports   browse _ipp._tcp\r" in terminal.text
+    assert f"which is  {REASON}" in terminal.text
+    terminal.allow()
+    assert terminal.finish() == 0
+    assert "host=peer.local. port=631" in out.read_text()
+    assert records(audit)[0] == ("browse", "_ipp._tcp", "allow", "answered")
