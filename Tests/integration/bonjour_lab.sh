@@ -10,23 +10,27 @@
 #                                      DBUS_SYSTEM_BUS_ADDRESS naming the private bus
 #   bonjour_lab.sh peer STATE CMD...   the same in the peer
 #   bonjour_lab.sh down STATE    kill everything in the namespaces and delete them
+#
+# BONJOUR_LAB_PREFIX (default lnpbj) names the namespaces and interfaces, so that two labs
+# can run side by side.
 set -euo pipefail
 
 NS=(client peer)
+P=${BONJOUR_LAB_PREFIX:-lnpbj}
 declare -A ADDR4=([client]=10.79.0.1 [peer]=10.79.0.2) ADDR6=([client]=fd79::1 [peer]=fd79::2)
-declare -A IFACE=([client]=lnpbjc0 [peer]=lnpbjp0)
+declare -A IFACE=([client]=${P}c0 [peer]=${P}p0)
 
 say() { echo "bonjour_lab: $*" >&2; }
 
 down() {
     local n pids
     for n in "${NS[@]}"; do
-        ip netns list | grep -qw "lnpbj-$n" || continue
-        pids=$(ip netns pids "lnpbj-$n" || true)
+        ip netns list | grep -qw "$P-$n" || continue
+        pids=$(ip netns pids "$P-$n" || true)
         [ -n "$pids" ] && kill $pids 2>/dev/null || true
-        for _ in $(seq 20); do pids=$(ip netns pids "lnpbj-$n" || true); [ -z "$pids" ] && break; sleep 0.1; done
+        for _ in $(seq 20); do pids=$(ip netns pids "$P-$n" || true); [ -z "$pids" ] && break; sleep 0.1; done
         [ -n "$pids" ] && kill -9 $pids 2>/dev/null || true
-        ip netns del "lnpbj-$n"
+        ip netns del "$P-$n"
     done
 }
 
@@ -72,7 +76,7 @@ enable-reflector=no
 CONF
 }
 
-# Runs inside `ip netns exec lnpbj-ROLE unshare --mount --propagation private`: a tmpfs over
+# Runs inside `ip netns exec PREFIX-ROLE unshare --mount --propagation private`: a tmpfs over
 # /run with the host's entries bound back, except dbus/ and avahi-daemon/, which start empty,
 # and netns/, whose mounts would keep other namespaces alive.
 inside() {
@@ -80,7 +84,7 @@ inside() {
     findmnt -rn -o TARGET | grep '^/run/netns/' | xargs -r -n1 umount -l
     mkdir -p "$S/$role/hostrun"
     mount --rbind /run "$S/$role/hostrun"
-    mount -t tmpfs -o mode=755 lnpbj-run /run
+    mount -t tmpfs -o mode=755 "$P-run" /run
     for e in "$S/$role/hostrun"/* "$S/$role/hostrun"/.[!.]*; do
         [ -e "$e" ] || [ -L "$e" ] || continue
         n=${e##*/}
@@ -101,7 +105,7 @@ inside() {
             org.freedesktop.Avahi.Server.GetState 2>/dev/null | grep -q 'int32 2' && return 0
         sleep 0.1
     done
-    say "avahi-daemon in lnpbj-$role did not start:"; cat "$S/$role/avahi.log" >&2; return 1
+    say "avahi-daemon in $P-$role did not start:"; cat "$S/$role/avahi.log" >&2; return 1
 }
 
 in_ns() {   # $1 = role, then a command, in that role's network and mount namespaces
@@ -115,21 +119,21 @@ up() {
     local n
     down
     mkdir -p "$S"
-    ip netns add lnpbj-client; ip netns add lnpbj-peer
+    ip netns add $P-client; ip netns add $P-peer
     for n in "${NS[@]}"; do   # no duplicate address detection: addresses usable at once
-        ip netns exec "lnpbj-$n" sysctl -qw net.ipv6.conf.default.accept_dad=0
+        ip netns exec "$P-$n" sysctl -qw net.ipv6.conf.default.accept_dad=0
     done
-    ip link add lnpbjc0 netns lnpbj-client type veth peer name lnpbjp0 netns lnpbj-peer
+    ip link add "${IFACE[client]}" netns "$P-client" type veth peer name "${IFACE[peer]}" netns "$P-peer"
     for n in "${NS[@]}"; do
-        ip -n "lnpbj-$n" link set lo up
-        ip -n "lnpbj-$n" link set "${IFACE[$n]}" multicast on up
-        ip -n "lnpbj-$n" addr add "${ADDR4[$n]}/24" dev "${IFACE[$n]}"
-        ip -n "lnpbj-$n" addr add "${ADDR6[$n]}/64" dev "${IFACE[$n]}" nodad
+        ip -n "$P-$n" link set lo up
+        ip -n "$P-$n" link set "${IFACE[$n]}" multicast on up
+        ip -n "$P-$n" addr add "${ADDR4[$n]}/24" dev "${IFACE[$n]}"
+        ip -n "$P-$n" addr add "${ADDR6[$n]}/64" dev "${IFACE[$n]}" nodad
         write_configs "$n"
     done
     local pids=()
     for n in "${NS[@]}"; do
-        ip netns exec "lnpbj-$n" unshare --mount --propagation private -- "$0" _inside "$S" "$n" & pids+=($!)
+        ip netns exec "$P-$n" unshare --mount --propagation private -- "$0" _inside "$S" "$n" & pids+=($!)
     done
     for n in "${pids[@]}"; do wait "$n"; done
     in_ns peer setsid avahi-publish -s "peer printer" _ipp._tcp 631 "note=lnp" </dev/null >"$S/peer/publish-ipp.log" 2>&1 &
