@@ -21,6 +21,14 @@ public struct ProgramInspection: Equatable {
         "res_send", "res_nsend", "rcmd", "rcmd_af", "rexec", "rexec_af", "syscall",
     ]
 
+    /// The libraries through which a program does Bonjour: those that ask the mDNS daemon,
+    /// which lnp gates in the preload alone, and Avahi's embeddable responder, which does its
+    /// own multicast (socket calls, which both of lnp's layers see).
+    public static let bonjourLibraries: [(prefix: String, asksTheDaemon: Bool)] = [
+        ("libdns_sd.so", true), ("libavahi-client.so", true), ("libavahi-gobject.so", true),
+        ("libavahi-compat-howl.so", true), ("libavahi-core.so", false),
+    ]
+
     /// Scripts whose interpreter is a script: the kernel follows a few levels, so does lnp.
     static let interpreterDepthLimit = 4
 
@@ -41,6 +49,8 @@ public struct ProgramInspection: Equatable {
     public var needed: [String] = []
     /// The imported functions among `socketFunctions`, in that order.
     public var imports: [String] = []
+    /// The needed libraries among `bonjourLibraries`.
+    public var bonjour: [String] = []
     /// What stops lnp-run observing it; empty if nothing does.
     public var obstacles: [Observability.Obstacle] = []
     /// What does not stop observation but is worth knowing.
@@ -51,6 +61,16 @@ public struct ProgramInspection: Equatable {
     /// nil when lnp cannot tell: the file is not an executable it knows, or could not be read.
     public var isObservable: Bool? {
         kind == .other || kind == .error ? nil : obstacles.isEmpty
+    }
+
+    /// Whether lnp gates the program's Bonjour operations (nil: it links no Bonjour library):
+    /// through the daemon, only where the preload is loaded.
+    public var bonjourGated: Bool? {
+        guard !bonjour.isEmpty else { return nil }
+        let throughTheDaemon = bonjour.contains { library in
+            Self.bonjourLibraries.contains { library.hasPrefix($0.prefix) && $0.asksTheDaemon }
+        }
+        return !throughTheDaemon || (kind == .dynamic && obstacles.isEmpty)
     }
 
     public var reasons: [String] {
@@ -123,6 +143,7 @@ public struct ProgramInspection: Equatable {
         needed = elf.neededLibraries
         let imported = Set(elf.importedSymbols)
         imports = Self.socketFunctions.filter(imported.contains)
+        bonjour = needed.filter { library in Self.bonjourLibraries.contains { library.hasPrefix($0.prefix) } }
 
         if let owner, setuid { obstacles.append(.setuid(owner: owner)) }
         if let group, setgid { obstacles.append(.setgid(group: group)) }
@@ -133,6 +154,11 @@ public struct ProgramInspection: Equatable {
             obstacles.append(.otherArchitecture(program: elf.architecture, preload: preload.architecture))
         }
 
+        if bonjourGated == false {
+            warnings.append(
+                "its Bonjour operations (\(bonjour.joined(separator: ", "))) ask the mDNS daemon, which lnp gates in the "
+                    + "preload alone: not gated for this program")
+        }
         if elf.isStatic {
             if !needed.isEmpty {
                 warnings.append("no interpreter, yet it needs shared libraries: a shared library rather than a program?")

@@ -94,6 +94,8 @@ struct InspectionRow: Encodable, Equatable {
     var architecture: String?
     var needed: [String]
     var imports: [String]
+    var bonjour: [String]
+    var bonjourGated: Bool?
     var observable: Bool?
     var reasons: [String]
     var warnings: [String]
@@ -113,6 +115,8 @@ struct InspectionRow: Encodable, Equatable {
         architecture = inspection.architecture
         needed = inspection.needed
         imports = inspection.imports
+        bonjour = inspection.bonjour
+        bonjourGated = inspection.bonjourGated
         observable = inspection.isObservable
         reasons = inspection.reasons
         warnings = inspection.warnings
@@ -132,6 +136,9 @@ struct InspectionRow: Encodable, Equatable {
         if let buildID { parts.append("build-id " + buildID.prefix(12)) }
         if !imports.isEmpty { parts.append("imports " + imports.joined(separator: ", ")) }
         if !needed.isEmpty { parts.append("needs " + needed.joined(separator: ", ")) }
+        if let bonjourGated {
+            parts.append("Bonjour through " + bonjour.joined(separator: ", ") + (bonjourGated ? " (gated)" : " (not gated)"))
+        }
         return parts
     }
 
@@ -151,6 +158,8 @@ struct InspectionRow: Encodable, Equatable {
         try container.encode(architecture, forKey: .architecture)
         try container.encode(needed, forKey: .needed)
         try container.encode(imports, forKey: .imports)
+        try container.encode(bonjour, forKey: .bonjour)
+        try container.encode(bonjourGated, forKey: .bonjourGated)
         try container.encode(observable, forKey: .observable)
         try container.encode(reasons, forKey: .reasons)
         try container.encode(warnings, forKey: .warnings)
@@ -159,6 +168,6 @@ struct InspectionRow: Encodable, Equatable {
 
     enum CodingKeys: String, CodingKey {
         case path, kind, interpreter, owner, group, setuid, setgid, fileCapabilities, go, buildID, architecture, needed,
-            imports, observable, reasons, warnings, error
+            imports, bonjour, bonjourGated, observable, reasons, warnings, error
     }
 }

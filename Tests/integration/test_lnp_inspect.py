@@ -11,7 +11,7 @@ from conftest import FIXTURES, require, run
 
 KEYS = {
     "path", "kind", "interpreter", "owner", "group", "setuid", "setgid", "fileCapabilities", "go", "buildID",
-    "architecture", "needed", "imports", "observable", "reasons", "warnings", "error",
+    "architecture", "needed", "imports", "bonjour", "bonjourGated", "observable", "reasons", "warnings", "error",
 }
 NOBODY = 65534
 
@@ -104,6 +104,32 @@ def test_blocked_binaries(build, specimens):
 
     assert row["golike"]["go"] is True and row["golike"]["kind"] == "dynamic"
     assert any(r.startswith("Go program") for r in row["golike"]["reasons"])
+
+
+def test_bonjour_libraries_and_whether_they_are_gated(build, specimens, workdir):
+    """avahi-browse asks the mDNS daemon through libavahi-client: gated where the preload loads,
+    not when the loader ignores LD_PRELOAD; avahi-daemon does its own multicast (socket calls)."""
+    require(shutil.which("avahi-browse") is not None, "avahi-utils is not installed (scripts/deps test installs it)")
+    _, paths = specimens
+    directory = workdir / "inspect-bonjour"
+    directory.mkdir()
+    browse = directory / "bonjour"
+    shutil.copy(shutil.which("avahi-browse"), browse)
+    blocked = directory / "bonjour-setuid"
+    shutil.copy(browse, blocked)
+    os.chown(blocked, NOBODY, NOBODY)
+    blocked.chmod(0o4755)
+    status, rows = inspect_json(build, browse, blocked, paths["dynamic"], "/usr/sbin/avahi-daemon")
+    assert status == 0
+    assert (rows[str(browse)]["bonjour"], rows[str(browse)]["bonjourGated"]) == (["libavahi-client.so.3"], True)
+    assert rows[str(blocked)]["bonjourGated"] is False
+    assert any("not gated for this program" in w for w in rows[str(blocked)]["warnings"])
+    assert (rows[str(paths["dynamic"])]["bonjour"], rows[str(paths["dynamic"])]["bonjourGated"]) == ([], None)
+    daemon = rows["/usr/sbin/avahi-daemon"]
+    assert daemon["bonjour"][0].startswith("libavahi-core.so") and daemon["bonjourGated"] is True
+    table = run([str(build.lnp), "inspect", str(browse), str(blocked)]).stdout
+    assert "Bonjour through libavahi-client.so.3 (gated)" in table
+    assert "Bonjour through libavahi-client.so.3 (not gated)" in table
 
 
 def test_scripts(build, specimens):
