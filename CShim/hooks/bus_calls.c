@@ -1,9 +1,8 @@
-// D-Bus method calls made through libdbus's blocking call, which libavahi-client (and so
-// avahi-browse, avahi-resolve, avahi-publish, libdns_sd) and dbus-python's ordinary method
-// calls use. A call that browses, resolves or advertises through an mDNS daemon
-// (BusMethods.swift) is decided first; a refused one is not sent, and the caller gets the
-// error a bus gives a call its policy refuses — the connection stays as it was. libdbus is
-// never linked: its functions are found in the library the call goes to.
+// D-Bus method calls made through libdbus — which libavahi-client (and so avahi-browse,
+// avahi-resolve, avahi-publish, libdns_sd) and dbus-python use — to an mDNS daemon: a call that
+// browses, resolves or advertises (BusMethods.swift) is decided before it is sent, and a refused
+// one never reaches the daemon; the connection stays as it was. libdbus is never linked: its
+// functions are found in the library the call goes to.
 #include <stdint.h>
 #include "lnp_bonjour.h"
 #include "lnp_core.h"
@@ -12,7 +11,16 @@
 
 typedef struct DBusConnection DBusConnection;
 typedef struct DBusMessage DBusMessage;
-typedef struct DBusError DBusError;
+typedef struct DBusPendingCall DBusPendingCall;
+// libdbus's public DBusError: the name and message, then flags (the first: the message is
+// constant, not to be freed) and padding.
+typedef struct {
+    const char *name;
+    const char *message;
+    unsigned int constant_message : 1;
+    unsigned int other_flags : 4;
+    void *padding;
+} DBusError;
 // libdbus's DBusMessageIter is 72 bytes of opaque fields on 64-bit systems; room to spare.
 typedef struct {
     _Alignas(16) unsigned char opaque[128];
@@ -20,7 +28,17 @@ typedef struct {
 
 enum { METHOD_CALL = 1, TYPE_STRING = 's', TYPE_OBJECT_PATH = 'o', ARGUMENTS = 8 };
 
+static const char denied_name[] = "org.freedesktop.DBus.Error.AccessDenied";
+static const char denied_message[] = "lnp: local network access denied";
+static const char undeclared_name[] = "org.freedesktop.Avahi.NotPermittedError";
+static const char undeclared_message[] = "lnp: the program did not declare this Bonjour service type (--bonjour-services)";
+// Where a refused call not waited for in place is sent instead: a name nobody owns on a system
+// bus (its policy lets no one take it), so the bus itself answers with an error reply.
+static const char nowhere[] = "lnp.LocalNetworkAccessDenied";
+
 typedef DBusMessage *(*send_blocking_fn)(DBusConnection *, DBusMessage *, int, DBusError *);
+typedef uint32_t (*send_with_reply_fn)(DBusConnection *, DBusMessage *, DBusPendingCall **, int);
+typedef uint32_t (*send_fn)(DBusConnection *, DBusMessage *, uint32_t *);
 
 // libdbus's accessors, from the library the call goes to (lnp_next_companion).
 struct accessors {
@@ -33,14 +51,17 @@ struct accessors {
     void (*basic_value)(message_iterator *, void *);
     uint32_t (*next_argument)(message_iterator *);
     void (*set_error)(DBusError *, const char *, const char *);
+    DBusMessage *(*copy)(DBusMessage *);
+    uint32_t (*set_destination)(DBusMessage *, const char *);
+    void (*set_auto_start)(DBusMessage *, uint32_t);
+    void (*release)(DBusMessage *);
 };
 
-static const struct accessors *find_accessors(void) {
+static const struct accessors *find_accessors(enum lnp_next_symbol call) {
     static struct accessors found;
     static int state;  // 0 not looked up, 1 found, -1 missing
     int known = __atomic_load_n(&state, __ATOMIC_ACQUIRE);
     if (known) return known > 0 ? &found : NULL;
-    enum lnp_next_symbol call = LNP_NEXT_dbus_connection_send_with_reply_and_block;
     struct accessors looked = {
         .type = lnp_next_companion(call, "dbus_message_get_type"),
         .interface = lnp_next_companion(call, "dbus_message_get_interface"),
@@ -51,9 +72,14 @@ static const struct accessors *find_accessors(void) {
         .basic_value = lnp_next_companion(call, "dbus_message_iter_get_basic"),
         .next_argument = lnp_next_companion(call, "dbus_message_iter_next"),
         .set_error = lnp_next_companion(call, "dbus_set_error_const"),
+        .copy = lnp_next_companion(call, "dbus_message_copy"),
+        .set_destination = lnp_next_companion(call, "dbus_message_set_destination"),
+        .set_auto_start = lnp_next_companion(call, "dbus_message_set_auto_start"),
+        .release = lnp_next_companion(call, "dbus_message_unref"),
     };
     int complete = looked.type && looked.interface && looked.member && looked.signature && looked.iterator_start &&
-                   looked.argument_type && looked.basic_value && looked.next_argument && looked.set_error;
+                   looked.argument_type && looked.basic_value && looked.next_argument && looked.set_error &&
+                   looked.copy && looked.set_destination && looked.set_auto_start && looked.release;
     // Threads racing here look up the same values; the first to store wins.
     if (complete) found = looked;
     __atomic_store_n(&state, complete ? 1 : -1, __ATOMIC_RELEASE);
@@ -74,9 +100,10 @@ static int read_arguments(const struct accessors *dbus, DBusMessage *message, co
     return count;
 }
 
-/// LNP_BONJOUR_ALLOWED, or the outcome of a gated call.
+/// LNP_BONJOUR_ALLOWED, or the outcome of a gated call. Every libdbus has the accessors; a
+/// library without them is not one lnp can read.
 static int gate(const struct accessors *dbus, DBusMessage *message) {
-    if (dbus->type(message) != METHOD_CALL) return LNP_BONJOUR_ALLOWED;
+    if (!dbus || !message || lnp_bonjour_decided() || dbus->type(message) != METHOD_CALL) return LNP_BONJOUR_ALLOWED;
     const char *interface = dbus->interface(message), *member = dbus->member(message);
     const char *signature = dbus->signature(message);
     if (!lnp_bus_method_is_gated(interface, member, signature)) return LNP_BONJOUR_ALLOWED;
@@ -85,21 +112,79 @@ static int gate(const struct accessors *dbus, DBusMessage *message) {
     return lnp_gate_bus_call(interface, member, signature, arguments, count);
 }
 
+/// The error a refused blocking call returns, set as libdbus would (or, without libdbus, by
+/// hand in its public structure).
+static DBusMessage *refuse(const struct accessors *dbus, DBusError *error, int outcome) {
+    if (!error) return NULL;
+    const char *name = outcome == LNP_BONJOUR_UNDECLARED ? undeclared_name : denied_name;
+    const char *message = outcome == LNP_BONJOUR_UNDECLARED ? undeclared_message : denied_message;
+    if (dbus) {
+        dbus->set_error(error, name, message);
+    } else if (!error->name) {
+        error->name = name;
+        error->message = message;
+        error->constant_message = 1;
+    }
+    return NULL;
+}
+
+/// A copy of a refused call addressed `nowhere`, not to be started on demand, or NULL.
+static DBusMessage *redirected(const struct accessors *dbus, DBusMessage *message) {
+    DBusMessage *copy = dbus->copy(message);
+    if (!copy) return NULL;
+    if (!dbus->set_destination(copy, nowhere)) {
+        dbus->release(copy);
+        return NULL;
+    }
+    dbus->set_auto_start(copy, 0);
+    return copy;
+}
+
 DBusMessage *dbus_connection_send_with_reply_and_block(DBusConnection *connection, DBusMessage *message, int timeout,
                                                        DBusError *error) {
     enum lnp_next_symbol call = LNP_NEXT_dbus_connection_send_with_reply_and_block;
     send_blocking_fn next = (send_blocking_fn)lnp_next(call);
-    if (!next) return NULL;
-    // Every libdbus has the accessors; a library without them is not one lnp can read.
-    const struct accessors *dbus = find_accessors();
-    int outcome = dbus && message && !lnp_bonjour_decided() ? gate(dbus, message) : LNP_BONJOUR_ALLOWED;
-    if (outcome == LNP_BONJOUR_ALLOWED) return next(connection, message, timeout, error);
-    if (error) {
-        if (outcome == LNP_BONJOUR_UNDECLARED)
-            dbus->set_error(error, "org.freedesktop.Avahi.NotPermittedError",
-                            "lnp: the program did not declare this Bonjour service type (--bonjour-services)");
-        else
-            dbus->set_error(error, "org.freedesktop.DBus.Error.AccessDenied", "lnp: local network access denied");
+    if (!next) return refuse(NULL, error, LNP_BONJOUR_DENIED);  // no libdbus: nothing to call
+    const struct accessors *dbus = find_accessors(call);
+    int outcome = gate(dbus, message);
+    return outcome == LNP_BONJOUR_ALLOWED ? next(connection, message, timeout, error) : refuse(dbus, error, outcome);
+}
+
+// A refused call whose reply comes later goes `nowhere` instead: the bus's error reply
+// (NameHasNoOwner, naming lnp's name) completes the caller's pending call. If it cannot be
+// redirected, it is not sent and no pending call is made, as libdbus does on a closed
+// connection.
+uint32_t dbus_connection_send_with_reply(DBusConnection *connection, DBusMessage *message, DBusPendingCall **pending,
+                                         int timeout) {
+    enum lnp_next_symbol call = LNP_NEXT_dbus_connection_send_with_reply;
+    send_with_reply_fn next = (send_with_reply_fn)lnp_next(call);
+    if (!next) {
+        if (pending) *pending = NULL;
+        return 0;
     }
-    return NULL;
+    const struct accessors *dbus = find_accessors(call);
+    if (gate(dbus, message) == LNP_BONJOUR_ALLOWED) return next(connection, message, pending, timeout);
+    DBusMessage *copy = redirected(dbus, message);
+    if (!copy) {
+        if (pending) *pending = NULL;
+        return 1;
+    }
+    uint32_t sent = next(connection, copy, pending, timeout);
+    dbus->release(copy);
+    return sent;
+}
+
+// A refused call sent without waiting goes `nowhere` too: a caller that looks for its reply
+// by serial gets the bus's error reply.
+uint32_t dbus_connection_send(DBusConnection *connection, DBusMessage *message, uint32_t *serial) {
+    enum lnp_next_symbol call = LNP_NEXT_dbus_connection_send;
+    send_fn next = (send_fn)lnp_next(call);
+    if (!next) return 0;
+    const struct accessors *dbus = find_accessors(call);
+    if (gate(dbus, message) == LNP_BONJOUR_ALLOWED) return next(connection, message, serial);
+    DBusMessage *copy = redirected(dbus, message);
+    if (!copy) return 1;
+    uint32_t sent = next(connection, copy, serial);
+    dbus->release(copy);
+    return sent;
 }

@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <unistd.h>
 #include "lnp_bonjour.h"
 #include "lnp_core.h"
 #include "lnp_next.h"
@@ -20,11 +21,14 @@ enum {
     kDNSServiceErr_PolicyDenied = -65570,
 };
 
-// The threads inside a dns_sd.h function lnp let through, by pthread_self(): no thread-local
-// storage, which would add a dynamic symbol and a loader dependency to the preload. A thread
-// that finds no free slot has its library's D-Bus calls decided (and recorded) again.
+// The threads inside a dns_sd.h function lnp let through, by pthread_self() and process: no
+// thread-local storage, which would add a dynamic symbol and a loader dependency to the
+// preload. A forked child finds its parent's entries, which name another process (a thread of
+// its own may have the same pthread_self). A thread that finds no free slot has its library's
+// D-Bus calls decided (and recorded) again.
 enum { SLOTS = 32 };
 static uintptr_t inside[SLOTS];
+static pid_t inside_process[SLOTS];
 static int occupied;
 
 static int enter(void) {
@@ -32,6 +36,7 @@ static int enter(void) {
     for (int slot = 0; slot < SLOTS; slot++) {
         uintptr_t free = 0;
         if (__atomic_compare_exchange_n(&inside[slot], &free, self, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
+            __atomic_store_n(&inside_process[slot], getpid(), __ATOMIC_RELEASE);
             __atomic_fetch_add(&occupied, 1, __ATOMIC_ACQ_REL);
             return slot;
         }
@@ -48,8 +53,11 @@ static void leave(int slot) {
 int lnp_bonjour_decided(void) {
     if (!__atomic_load_n(&occupied, __ATOMIC_ACQUIRE)) return 0;
     uintptr_t self = (uintptr_t)pthread_self();
+    pid_t process = getpid();
     for (int slot = 0; slot < SLOTS; slot++)
-        if (__atomic_load_n(&inside[slot], __ATOMIC_ACQUIRE) == self) return 1;
+        if (__atomic_load_n(&inside[slot], __ATOMIC_ACQUIRE) == self &&
+            __atomic_load_n(&inside_process[slot], __ATOMIC_ACQUIRE) == process)
+            return 1;
     return 0;
 }
 

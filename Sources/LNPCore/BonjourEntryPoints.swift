@@ -19,9 +19,11 @@ public func lnpGateBonjour(_ call: Int32, _ name: UnsafePointer<CChar>?, _ type:
         operation = .browse
         subject = "(domains)"
     default:
-        // A query of a name: multicast DNS only for a name in `.local`.
-        guard LocalName.isLocal(nameBytes) else { return Int32(LNP_BONJOUR_ALLOWED.rawValue) }
+        // A query of a name's records: by multicast DNS for a name in `.local`, and for the
+        // reverse names of addresses (which the daemon asks the link about).
+        guard LocalName.isLocal(nameBytes) || LocalName.isReverse(nameBytes) else { return Int32(LNP_BONJOUR_ALLOWED.rawValue) }
         operation = .resolve
+        return Int32(BonjourGate.decide(operation, name: nameBytes, type: typeBytes, subject: subject, namesARecord: true).rawValue)
     }
     return Int32(BonjourGate.decide(operation, name: nameBytes, type: typeBytes, subject: subject).rawValue)
 }
@@ -59,7 +61,8 @@ public func lnpGateBusCall(
         return Int32(LNP_BONJOUR_ALLOWED.rawValue)
     }
     return Int32(BonjourGate.decide(
-        method.operation, name: argument(method.nameArgument), type: argument(method.typeArgument), subject: method.subject
+        method.operation, name: argument(method.nameArgument), type: argument(method.typeArgument), subject: method.subject,
+        namesARecord: method.namesARecord
     ).rawValue)
 }
 
@@ -67,14 +70,23 @@ public func lnpGateBusCall(
 /// asking; the rest are decided as every local-network operation is (`ProcessGate`), with
 /// what they browse, resolve or advertise as the record's host.
 enum BonjourGate {
+    /// `namesARecord`: `name` is a DNS record's, whose service type (`ServiceName`) decides
+    /// what the operation is — a query of a type's PTR records browses for it.
     static func decide(
-        _ operation: Operation, name: UnsafeBufferPointer<UInt8>, type: UnsafeBufferPointer<UInt8>, subject: StaticString
+        _ operation: Operation, name: UnsafeBufferPointer<UInt8>, type: UnsafeBufferPointer<UInt8>, subject: StaticString,
+        namesARecord: Bool = false
     ) -> lnp_bonjour_outcome {
         var memory = InlineArray<520, UInt8>(repeating: 0)
         return withUnsafeMutableBytes(of: &memory) { raw in
             var writer = ByteWriter(raw)
             BonjourSubject.write(name: name, type: type, subject: subject, to: &writer)
             let host = UnsafeBufferPointer(start: raw.baseAddress!.assumingMemoryBound(to: UInt8.self), count: writer.count)
+            var operation = operation
+            var type = type
+            if namesARecord, let service = ServiceName.type(in: name) {
+                type = service.type
+                if operation == .resolve { operation = service.hasInstance ? .resolveService : .browse }
+            }
             let checksType = operation == .browse || operation == .register
             if checksType && !type.isEmpty && !DeclaredServices.declares(type) {
                 ProcessGate().refuse(operation, name: host, reason: .bonjour, basis: .undeclared)
@@ -83,6 +95,59 @@ enum BonjourGate {
             let error = ProcessGate().decide(operation, fd: nil, transport: nil, endpoint: nil, name: host, reason: .bonjour)
             return error == 0 ? LNP_BONJOUR_ALLOWED : LNP_BONJOUR_DENIED
         }
+    }
+}
+
+/// DNS-SD's names (RFC 6763): `_http._tcp.local` names a service type (its PTR records list
+/// the instances), `_printer._sub._http._tcp.local` a subtype of it, `peer web._http._tcp.local`
+/// an instance.
+public enum ServiceName {
+    /// The service type in `name` (`_http._tcp`), and whether an instance comes before it;
+    /// nil when the name holds none. The last `_tcp` or `_udp` label, after a label that
+    /// starts with an underscore, ends the type.
+    public static func type(in name: UnsafeBufferPointer<UInt8>) -> (type: UnsafeBufferPointer<UInt8>, hasInstance: Bool)? {
+        var labels = InlineArray<4, Range<Int>>(repeating: 0..<0)  // the last four labels seen
+        var count = 0
+        var found: (type: Range<Int>, before: Int)? = nil
+        var start = 0
+        for index in 0...name.count where index == name.count || name[index] == UInt8(ascii: ".") {
+            let label = start..<index
+            start = index + 1
+            labels[count % 4] = label
+            count += 1
+            guard count >= 2, isProtocol(UnsafeBufferPointer(rebasing: name[label])) else { continue }
+            let service = labels[(count - 2) % 4]
+            guard !service.isEmpty, name[service.lowerBound] == UInt8(ascii: "_") else { continue }
+            found = (service.lowerBound..<label.upperBound, count - 2)
+        }
+        guard let found else { return nil }
+        // Before the type: nothing, or a subtype (`_printer._sub`) — else an instance.
+        let before = found.before
+        var hasInstance = before > 0
+        if before == 2 {
+            let sub = UnsafeBufferPointer(rebasing: name[labelRange(in: name, number: 1)])
+            hasInstance = !Bytes.equalIgnoringCase(sub, subLabel)
+        }
+        return (UnsafeBufferPointer(rebasing: name[found.type]), hasInstance)
+    }
+
+    private static var subLabel: UnsafeBufferPointer<UInt8> { let text: StaticString = "_sub"; return text.bytes }
+
+    private static func isProtocol(_ label: UnsafeBufferPointer<UInt8>) -> Bool {
+        let tcp: StaticString = "_tcp", udp: StaticString = "_udp"
+        return Bytes.equalIgnoringCase(label, tcp.bytes) || Bytes.equalIgnoringCase(label, udp.bytes)
+    }
+
+    /// The `number`-th label of `name`, from 0.
+    private static func labelRange(in name: UnsafeBufferPointer<UInt8>, number: Int) -> Range<Int> {
+        var seen = 0
+        var start = 0
+        for index in 0...name.count where index == name.count || name[index] == UInt8(ascii: ".") {
+            if seen == number { return start..<index }
+            seen += 1
+            start = index + 1
+        }
+        return 0..<0
     }
 }
 

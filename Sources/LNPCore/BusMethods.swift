@@ -3,9 +3,10 @@
 /// — as data: the one list the hooks on D-Bus libraries (CShim/hooks/bus_calls.c) and any
 /// other reader of method calls consult.
 ///
-/// A method is known by its member and the signature of its arguments; the interface, which a
-/// method call may leave out (the daemon dispatches it all the same), must be the method's
-/// when present. Argument numbers count the body's arguments from 0.
+/// A method is known by its member and the signature of its arguments — for Avahi, which reads
+/// the arguments it expects and ignores any after them, the signature's start; the interface,
+/// which a method call may leave out (the daemon dispatches it all the same), must be the
+/// method's when present. Argument numbers count the body's arguments from 0.
 public struct BusMethod {
     public enum Service: UInt8, BitwiseCopyable {
         case avahiServer, avahiEntryGroup, resolved
@@ -22,6 +23,9 @@ public struct BusMethod {
     /// systemd-resolved resolves unicast DNS too: the call is an mDNS one only when this
     /// argument is a name in `.local`. -1: always.
     public var localArgument: Int8 = -1
+    /// Whether the name is a DNS record's (`ServiceName`): a type's PTR records are a browse for
+    /// it, or advertise it.
+    public var namesARecord = false
     /// Whether the type is checked against the declared ones (browsing and advertising).
     public var checksType: Bool { operation == .browse || operation == .register }
 
@@ -49,7 +53,13 @@ public struct BusMethod {
             Bytes.equal(member, first) || second.utf8CodeUnitCount > 0 && Bytes.equal(member, second)
                 || third.utf8CodeUnitCount > 0 && Bytes.equal(member, third)
         }
-        func signed(_ text: StaticString) -> Bool { Bytes.equal(signature, text) }
+        // Avahi's arguments as it reads them (dbus_message_get_args ignores what follows).
+        func signed(_ text: StaticString) -> Bool {
+            signature.count >= text.utf8CodeUnitCount
+                && Bytes.equal(UnsafeBufferPointer(rebasing: signature[0..<text.utf8CodeUnitCount]), text)
+        }
+        // sd-bus refuses arguments it does not expect.
+        func signedExactly(_ text: StaticString) -> Bool { Bytes.equal(signature, text) }
         // Avahi 0.8, org.freedesktop.Avahi.Server(2): the `…New` methods make an object whose
         // signals bring the results; `…Prepare` (Server2) makes one that starts on Start.
         if named("ServiceBrowserNew", "ServiceBrowserPrepare") && signed("iissu") {
@@ -62,7 +72,7 @@ public struct BusMethod {
             return BusMethod(service: .avahiServer, operation: .browse, subject: "(domains)")
         }
         if named("RecordBrowserNew", "RecordBrowserPrepare") && signed("iisqqu") {
-            return BusMethod(service: .avahiServer, operation: .resolve, nameArgument: 2)
+            return BusMethod(service: .avahiServer, operation: .resolve, nameArgument: 2, namesARecord: true)
         }
         if named("ServiceResolverNew", "ServiceResolverPrepare", "ResolveService") && signed("iisssiu") {
             return BusMethod(service: .avahiServer, operation: .resolveService, nameArgument: 2, typeArgument: 3)
@@ -80,17 +90,23 @@ public struct BusMethod {
         {
             return BusMethod(service: .avahiEntryGroup, operation: .register, nameArgument: 3, typeArgument: 4)
         }
-        if named("AddAddress") && signed("iiuss") || named("AddRecord") && signed("iiusqquay") {
+        if named("AddAddress") && signed("iiuss") {
             return BusMethod(service: .avahiEntryGroup, operation: .register, nameArgument: 3)
         }
+        if named("AddRecord") && signed("iiusqquay") {
+            return BusMethod(service: .avahiEntryGroup, operation: .register, nameArgument: 3, namesARecord: true)
+        }
         // systemd-resolved, org.freedesktop.resolve1.Manager.
-        if named("ResolveHostname") && signed("isit") || named("ResolveRecord") && signed("isqqt") {
+        if named("ResolveHostname") && signedExactly("isit") {
             return BusMethod(service: .resolved, operation: .resolve, nameArgument: 1, localArgument: 1)
         }
-        if named("ResolveService") && signed("isssit") {
+        if named("ResolveRecord") && signedExactly("isqqt") {
+            return BusMethod(service: .resolved, operation: .resolve, nameArgument: 1, localArgument: 1, namesARecord: true)
+        }
+        if named("ResolveService") && signedExactly("isssit") {
             return BusMethod(service: .resolved, operation: .resolveService, nameArgument: 1, typeArgument: 2, localArgument: 3)
         }
-        if named("RegisterService") && signed("sssqqqaa{say}") {
+        if named("RegisterService") && signedExactly("sssqqqaa{say}") {
             return BusMethod(service: .resolved, operation: .register, nameArgument: 1, typeArgument: 2)
         }
         return nil

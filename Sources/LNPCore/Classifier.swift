@@ -107,4 +107,18 @@ public enum LocalName {
         for i in 0..<6 where Bytes.lower(name[end - 6 + i]) != suffix.utf8Start[i] { return false }
         return true
     }
+
+    /// Whether `name` is an address's reverse name (`….in-addr.arpa`, `….ip6.arpa`), which an
+    /// mDNS daemon asks the link about.
+    public static func isReverse(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
+        var end = name.count
+        if end > 0 && name[end - 1] == UInt8(ascii: ".") { end -= 1 }
+        func endsWith(_ suffix: StaticString) -> Bool {
+            let length = suffix.utf8CodeUnitCount
+            guard end > length else { return false }
+            for i in 0..<length where Bytes.lower(name[end - length + i]) != suffix.utf8Start[i] { return false }
+            return true
+        }
+        return endsWith(".in-addr.arpa") || endsWith(".ip6.arpa")
+    }
 }

@@ -20,8 +20,16 @@ struct BonjourDeclaration: Equatable {
         for entry in entries where !Array(entry.utf8).withUnsafeBufferPointer({ BonjourServices.isServiceType($0) }) {
             throw Failure("\(source): '\(TerminalText.shown(entry))' is not a Bonjour service type such as _ipp._tcp or _http._tcp")
         }
-        return BonjourDeclaration(types: entries)
+        let declaration = BonjourDeclaration(types: entries)
+        guard declaration.wire.utf8.count <= longest else {
+            throw Failure("\(source): the list is \(declaration.wire.utf8.count) bytes long; at most \(longest)")
+        }
+        return declaration
     }
+
+    /// The longest list a process of the tree reads whole (the `services` reply's buffer,
+    /// BonjourEntryPoints.swift, less the reply's first line).
+    static let longest = 1000
 
     /// What the reply to `services` carries: the types, or `*` for any.
     var wire: String { types?.joined(separator: ",") ?? BonjourServices.anyType.description }

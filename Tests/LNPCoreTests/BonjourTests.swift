@@ -29,6 +29,32 @@ struct BonjourTests {
         #expect(declares("*", "_anything._udp"))  // no declaration: any type
     }
 
+    @Test func aRecordNameNamesItsServiceTypeAndWhetherAnInstanceComesFirst() {
+        func read(_ name: String) -> (String, Bool)? {
+            Array(name.utf8).withUnsafeBufferPointer { bytes in
+                ServiceName.type(in: bytes).map { (String(decoding: $0.type, as: UTF8.self), $0.hasInstance) }
+            }
+        }
+        #expect(read("_http._tcp.local")! == ("_http._tcp", false))
+        #expect(read("_http._tcp.local.")! == ("_http._tcp", false))
+        #expect(read("_printer._sub._ipp._tcp.local")! == ("_ipp._tcp", false))
+        #expect(read("peer web._http._tcp.local")! == ("_http._tcp", true))
+        #expect(read("a.b._http._UDP.local")! == ("_http._UDP", true))
+        #expect(read("_services._dns-sd._udp.local")! == ("_dns-sd._udp", true))
+        #expect(read("peer.local") == nil)
+        #expect(read("tcp._tcp.local") == nil)  // no underscore before the protocol
+        #expect(read("2.0.79.10.in-addr.arpa") == nil)
+    }
+
+    @Test func reverseNamesAreAskedOfTheLink() {
+        for name in ["2.0.79.10.in-addr.arpa", "2.0.79.10.IN-ADDR.ARPA.", "b.a.9.8.ip6.arpa"] {
+            #expect(Array(name.utf8).withUnsafeBufferPointer { LocalName.isReverse($0) }, "\(name)")
+        }
+        for name in ["in-addr.arpa", "example.arpa", "peer.local"] {
+            #expect(!Array(name.utf8).withUnsafeBufferPointer { LocalName.isReverse($0) }, "\(name)")
+        }
+    }
+
     @Test func serviceTypesAreReadAsRFC6335Names() {
         let valid = ["_ipp._tcp", "_http._udp", "_a._tcp", "_abcdefghijklmno._tcp", "_IPP._TCP"]
         let invalid = ["ipp", "_ipp", "_ipp._xyz", "__._tcp", "_._tcp", "_abcdefghijklmnop._tcp", "_ip p._tcp", "_ipp.tcp"]
@@ -49,6 +75,9 @@ struct BonjourTests {
         // Not gated: another interface, another signature, the group itself, the server's state.
         #expect(method("org.example.Other", "ServiceBrowserNew", "iissu") == nil)
         #expect(method("org.freedesktop.Avahi.Server", "ServiceBrowserNew", "iiss") == nil)
+        // Avahi ignores arguments after those it reads; resolved's sd-bus refuses them.
+        #expect(method("org.freedesktop.Avahi.Server", "ServiceBrowserNew", "iissus")?.operation == .browse)
+        #expect(method("org.freedesktop.resolve1.Manager", "ResolveService", "isssits") == nil)
         #expect(method("org.freedesktop.Avahi.Server", "EntryGroupNew", "") == nil)
         #expect(method("org.freedesktop.Avahi.Server", "GetState", "") == nil)
     }

@@ -139,6 +139,50 @@ def test_denied_clients_find_nothing_and_get_each_apis_error(bonjour, audit, sta
     assert "ResolveHostName" not in python.stderr
 
 
+EVASIONS = FIXTURES / "avahi_bus_evasions.py"
+
+
+@pytest.mark.parametrize("mode", ["extra-argument", "send-only", "async"])
+def test_a_denied_browse_cannot_slip_past_the_gate(bonjour, audit, state, mode):
+    """One argument too many (Avahi ignores it), a call sent without waiting for its reply, a
+    call with a reply handler: each is recorded and finds nothing; a caller that wants a reply
+    gets a D-Bus error reply."""
+    result = bonjour.lnp_run(["--deny", "--audit", audit.path], [PYTHON, EVASIONS, mode], env=state)
+    assert "found" not in result.stdout, result.stdout
+    assert result.returncode == (1 if mode == "send-only" else 2), result.stdout + result.stderr
+    if mode != "send-only":
+        assert "D-Bus error org.freedesktop." in result.stdout
+    assert records(audit) == [("browse", "_ipp._tcp", "deny", "run-option")]
+
+
+def test_an_undeclared_type_cannot_be_browsed_or_advertised_by_its_records(bonjour, audit, state):
+    """A PTR query of `_http._tcp.local` is a browse for `_http._tcp`; a PTR record added there
+    advertises it."""
+    options = ["--allow", "--bonjour-services", "_ipp._tcp", "--audit", audit.path]
+    browse = bonjour.lnp_run(options, [PYTHON, EVASIONS, "record-browse", "_http._tcp.local"], env=state)
+    assert (browse.returncode, browse.stdout.split(":")[0]) == (2, "D-Bus error org.freedesktop.Avahi.NotPermittedError")
+    query = bonjour.lnp_run(options, [bonjour.dnssd_client, "query", "_http._tcp.local", "12"], env=state)
+    assert query.stdout.strip() == "DNSServiceQueryRecord: error -65555"
+    added = bonjour.lnp_run(options, [PYTHON, EVASIONS, "add-record", "_http._tcp.local"], env=state)
+    assert added.stdout.startswith("D-Bus error org.freedesktop.Avahi.NotPermittedError"), added.stdout
+    extra = bonjour.lnp_run(options, [PYTHON, EVASIONS, "add-service-extra"], env=state)
+    assert extra.stdout.startswith("D-Bus error org.freedesktop.Avahi.NotPermittedError"), extra.stdout
+    assert records(audit) == [("browse", "_http._tcp.local", "deny", "undeclared"),
+                              ("browse", "_http._tcp.local", "deny", "undeclared"),
+                              ("register", "_http._tcp.local", "deny", "undeclared"),
+                              ("register", "client extra._http._tcp", "deny", "undeclared")]
+    # A declared type's records may be asked for.
+    declared = bonjour.lnp_run(options, [bonjour.dnssd_client, "query", "_ipp._tcp.local", "12"], env=state)
+    assert declared.returncode == 0 and "answer _ipp._tcp.local" in declared.stdout, declared.stdout
+
+
+def test_a_reverse_lookup_by_multicast_is_gated(bonjour, audit, state):
+    query = bonjour.lnp_run(["--deny", "--audit", audit.path],
+                            [bonjour.dnssd_client, "query", "2.0.79.10.in-addr.arpa", "12"], env=state)
+    assert query.stdout.strip() == "DNSServiceQueryRecord: error -65570"
+    assert records(audit) == [("resolve", "2.0.79.10.in-addr.arpa", "deny", "run-option")]
+
+
 def test_advertising_is_gated(bonjour, audit, state):
     def peer_sees(name):
         found = bonjour.peer(["avahi-browse", "-t", "-p", "_http._tcp"])
@@ -194,7 +238,8 @@ def test_undeclared_service_types_fail_as_apples_do(bonjour, audit, state):
 @pytest.mark.parametrize("declared, message", [
     ("ipp", "lnp-run: --bonjour-services: 'ipp' is not a Bonjour service type such as _ipp._tcp or _http._tcp"),
     ("_ipp._tcp,_http._xyz", "lnp-run: --bonjour-services: '_http._xyz' is not a Bonjour service type"),
-])
+    (",".join(f"_service{n}._tcp" for n in range(80)), "lnp-run: --bonjour-services: the list is 1269 bytes long; at most 1000"),
+], ids=["a bare name", "another protocol", "too long"])
 def test_a_malformed_declaration_is_refused_in_one_line(build, declared, message):
     result = run([build.lnp_run, "--allow", "--bonjour-services", declared, "--", "true"])
     assert result.returncode != 0
