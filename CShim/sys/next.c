@@ -2,6 +2,8 @@
 #include "lnp_next.h"
 #include <dlfcn.h>
 #include <errno.h>
+#include <stddef.h>
+#include <stdint.h>
 
 #if defined(__x86_64__)
 // dlsym's default version is GLIBC_2.34; the same function is there as GLIBC_2.2.5, the
@@ -11,32 +13,48 @@ __asm__(".symver dlopen, dlopen@GLIBC_2.2.5");
 __asm__(".symver dladdr, dladdr@GLIBC_2.2.5");
 #endif
 
-static const char *const names[LNP_NEXT_COUNT] = {
-#define LNP_HOOK(name, system_call) [LNP_NEXT_##name] = #name,
-#define LNP_ALIAS(name, target)
-#define LNP_LIBRARY_HOOK(name, file) [LNP_NEXT_##name] = #name,
+// Every name lnp looks up — the hooks', their other names, the libraries of library hooks —
+// in one block of characters, found by offset: a table of offsets needs no relocation when
+// the library is loaded, where a table of pointers needs one per entry, which every process
+// pays at start.
+struct lnp_names {
+#define LNP_HOOK(name, system_call) char name[sizeof(#name)];
+#define LNP_ALIAS(name, target) char name[sizeof(#name)];
+#define LNP_LIBRARY_HOOK(name, file) char name[sizeof(#name)]; char name##_library[sizeof(file)];
 #include "lnp_hooks.def"
 #undef LNP_HOOK
 #undef LNP_ALIAS
 #undef LNP_LIBRARY_HOOK
 };
 
-// The library each library hook's function belongs to.
-static const char *const libraries[LNP_NEXT_COUNT] = {
-#define LNP_HOOK(name, system_call)
-#define LNP_ALIAS(name, target)
-#define LNP_LIBRARY_HOOK(name, file) [LNP_NEXT_##name] = file,
+static const struct lnp_names text = {
+#define LNP_HOOK(name, system_call) #name,
+#define LNP_ALIAS(name, target) #name,
+#define LNP_LIBRARY_HOOK(name, file) #name, file,
 #include "lnp_hooks.def"
 #undef LNP_HOOK
 #undef LNP_ALIAS
 #undef LNP_LIBRARY_HOOK
 };
 
-// The other name of each hook that has one: the C library before 2.34 defines only
-// `__res_query` and the like (in libresolv), newer ones both.
-static const char *const other_names[LNP_NEXT_COUNT] = {
+_Static_assert(sizeof(struct lnp_names) < 0xffff, "the names' offsets are 16 bits");
+
+// Each hook's name, as an offset into `text`.
+static const uint16_t names[LNP_NEXT_COUNT] = {
+#define LNP_HOOK(name, system_call) [LNP_NEXT_##name] = offsetof(struct lnp_names, name),
+#define LNP_ALIAS(name, target)
+#define LNP_LIBRARY_HOOK(name, file) [LNP_NEXT_##name] = offsetof(struct lnp_names, name),
+#include "lnp_hooks.def"
+#undef LNP_HOOK
+#undef LNP_ALIAS
+#undef LNP_LIBRARY_HOOK
+};
+
+// The other name of each hook that has one, as its offset plus one (0: none): the C library
+// before 2.34 defines only `__res_query` and the like (in libresolv), newer ones both.
+static const uint16_t other_names[LNP_NEXT_COUNT] = {
 #define LNP_HOOK(name, system_call)
-#define LNP_ALIAS(name, target) [LNP_NEXT_##target] = #name,
+#define LNP_ALIAS(name, target) [LNP_NEXT_##target] = offsetof(struct lnp_names, name) + 1,
 #define LNP_LIBRARY_HOOK(name, file)
 #include "lnp_hooks.def"
 #undef LNP_HOOK
@@ -44,16 +62,29 @@ static const char *const other_names[LNP_NEXT_COUNT] = {
 #undef LNP_LIBRARY_HOOK
 };
 
+// The library of each library hook, as its offset plus one (0: none).
+static const uint16_t libraries[LNP_NEXT_COUNT] = {
+#define LNP_HOOK(name, system_call)
+#define LNP_ALIAS(name, target)
+#define LNP_LIBRARY_HOOK(name, file) [LNP_NEXT_##name] = offsetof(struct lnp_names, name##_library) + 1,
+#include "lnp_hooks.def"
+#undef LNP_HOOK
+#undef LNP_ALIAS
+#undef LNP_LIBRARY_HOOK
+};
+
+static const char *name_at(uint16_t offset) { return (const char *)&text + offset; }
+
 void *lnp_next_found[LNP_NEXT_COUNT];
 
 void *lnp_next_resolve(enum lnp_next_symbol symbol) {
     int saved = errno;  // dlsym may set errno; the hook's caller must not see it
-    void *next = dlsym(RTLD_NEXT, names[symbol]);
-    if (!next && other_names[symbol]) next = dlsym(RTLD_NEXT, other_names[symbol]);
+    void *next = dlsym(RTLD_NEXT, name_at(names[symbol]));
+    if (!next && other_names[symbol]) next = dlsym(RTLD_NEXT, name_at(other_names[symbol] - 1));
     if (!next && libraries[symbol]) {
         // Kept open: the definition must outlive any dlclose of the program's.
-        void *library = dlopen(libraries[symbol], RTLD_NOLOAD | RTLD_LAZY);
-        if (library) next = dlsym(library, names[symbol]);
+        void *library = dlopen(name_at(libraries[symbol] - 1), RTLD_NOLOAD | RTLD_LAZY);
+        if (library) next = dlsym(library, name_at(names[symbol]));
     }
     errno = saved;
     __atomic_store_n(&lnp_next_found[symbol], next, __ATOMIC_RELEASE);
