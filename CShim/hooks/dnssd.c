@@ -71,9 +71,41 @@ typedef DNSServiceErrorType (*query_fn)(DNSServiceRef *, uint32_t, uint32_t, con
 typedef DNSServiceErrorType (*addrinfo_fn)(DNSServiceRef *, uint32_t, uint32_t, uint32_t, const char *, callback_fn, void *);
 typedef DNSServiceErrorType (*domains_fn)(DNSServiceRef *, uint32_t, uint32_t, callback_fn, void *);
 
+// A browse made while the person is asked (--deny-while-asking) finds nothing, as Apple's
+// does: the program gets a reference of lnp's own, one of these slots, whose descriptor (a
+// pipe's reading end, never written) never becomes readable. Known by its address alone:
+// lnp never reads through a reference the program passes.
+enum { WAITING = 16 };
+static struct waiting_browse {
+    int taken;
+    int ends[2];
+} waiting[WAITING];
+
+static int is_waiting(DNSServiceRef reference) {
+    uintptr_t at = (uintptr_t)reference, first = (uintptr_t)&waiting[0];
+    return at >= first && at < (uintptr_t)&waiting[WAITING] && (at - first) % sizeof(waiting[0]) == 0;
+}
+
+static DNSServiceErrorType start_waiting(DNSServiceRef *reference) {
+    for (int slot = 0; slot < WAITING; slot++) {
+        int free = 0;
+        if (!__atomic_compare_exchange_n(&waiting[slot].taken, &free, 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) continue;
+        if (lnp_syscall6(SYS_pipe2, (long)waiting[slot].ends, O_CLOEXEC, 0, 0, 0, 0) < 0) {
+            __atomic_store_n(&waiting[slot].taken, 0, __ATOMIC_RELEASE);
+            break;
+        }
+        *reference = (DNSServiceRef)&waiting[slot];
+        return 0;
+    }
+    *reference = NULL;
+    return kDNSServiceErr_PolicyDenied;  // no slot: it fails as denied
+}
+
 /// Apple's error for an outcome lnp did not allow; the program gets no reference.
 static DNSServiceErrorType refuse(DNSServiceRef *reference, int outcome) {
-    if (reference) *reference = NULL;
+    if (!reference) return kDNSServiceErr_PolicyDenied;
+    if (outcome == LNP_BONJOUR_WAITING) return start_waiting(reference);
+    *reference = NULL;
     return outcome == LNP_BONJOUR_UNDECLARED ? kDNSServiceErr_NoAuth : kDNSServiceErr_PolicyDenied;
 }
 
@@ -140,4 +172,37 @@ DNSServiceErrorType DNSServiceEnumerateDomains(DNSServiceRef *reference, uint32_
     int outcome = lnp_gate_bonjour(LNP_BONJOUR_DOMAINS, NULL, NULL);
     if (outcome) return refuse(reference, outcome);
     return CALL_DECIDED(next, reference, flags, interface, callback, context);
+}
+
+typedef int (*socket_of_fn)(DNSServiceRef);
+typedef DNSServiceErrorType (*process_fn)(DNSServiceRef);
+typedef void (*deallocate_fn)(DNSServiceRef);
+
+int DNSServiceRefSockFD(DNSServiceRef reference) {
+    if (is_waiting(reference)) return ((struct waiting_browse *)reference)->ends[0];
+    socket_of_fn next = (socket_of_fn)lnp_next(LNP_NEXT_DNSServiceRefSockFD);
+    return next ? next(reference) : -1;
+}
+
+// A waiting browse has no result to give: like Apple's, the call waits for one.
+DNSServiceErrorType DNSServiceProcessResult(DNSServiceRef reference) {
+    if (is_waiting(reference)) {
+        char nothing;
+        lnp_syscall6(SYS_read, ((struct waiting_browse *)reference)->ends[0], (long)&nothing, 1, 0, 0, 0);
+        return kDNSServiceErr_Unknown;
+    }
+    process_fn next = (process_fn)lnp_next(LNP_NEXT_DNSServiceProcessResult);
+    return next ? next(reference) : kDNSServiceErr_Unknown;
+}
+
+void DNSServiceRefDeallocate(DNSServiceRef reference) {
+    if (is_waiting(reference)) {
+        struct waiting_browse *browse = (struct waiting_browse *)reference;
+        lnp_syscall6(SYS_close, browse->ends[0], 0, 0, 0, 0, 0);
+        lnp_syscall6(SYS_close, browse->ends[1], 0, 0, 0, 0, 0);
+        __atomic_store_n(&browse->taken, 0, __ATOMIC_RELEASE);
+        return;
+    }
+    deallocate_fn next = (deallocate_fn)lnp_next(LNP_NEXT_DNSServiceRefDeallocate);
+    if (next) next(reference);
 }

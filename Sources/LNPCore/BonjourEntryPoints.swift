@@ -25,7 +25,9 @@ public func lnpGateBonjour(_ call: Int32, _ name: UnsafePointer<CChar>?, _ type:
         operation = .resolve
         return Int32(BonjourGate.decide(operation, name: nameBytes, type: typeBytes, subject: subject, namesARecord: true).rawValue)
     }
-    return Int32(BonjourGate.decide(operation, name: nameBytes, type: typeBytes, subject: subject).rawValue)
+    // Apple's browse does not fail while the person is asked: it finds nothing.
+    let waits = call == Int32(LNP_BONJOUR_BROWSE.rawValue)
+    return Int32(BonjourGate.decide(operation, name: nameBytes, type: typeBytes, subject: subject, waitsWhileAsking: waits).rawValue)
 }
 
 /// Nonzero when a D-Bus method call about to be sent is one lnp gates (`BusMethod`), whose
@@ -72,9 +74,11 @@ public func lnpGateBusCall(
 enum BonjourGate {
     /// `namesARecord`: `name` is a DNS record's, whose service type (`ServiceName`) decides
     /// what the operation is — a query of a type's PTR records browses for it.
+    /// `waitsWhileAsking`: denied while the person is asked (--deny-while-asking), the
+    /// operation is `LNP_BONJOUR_WAITING` — it finds nothing — rather than failing.
     static func decide(
         _ operation: Operation, name: UnsafeBufferPointer<UInt8>, type: UnsafeBufferPointer<UInt8>, subject: StaticString,
-        namesARecord: Bool = false
+        namesARecord: Bool = false, waitsWhileAsking: Bool = false
     ) -> lnp_bonjour_outcome {
         var memory = InlineArray<520, UInt8>(repeating: 0)
         return withUnsafeMutableBytes(of: &memory) { raw in
@@ -92,8 +96,9 @@ enum BonjourGate {
                 ProcessGate().refuse(operation, name: host, reason: .bonjour, basis: .undeclared)
                 return LNP_BONJOUR_UNDECLARED
             }
-            let error = ProcessGate().decide(operation, fd: nil, transport: nil, endpoint: nil, name: host, reason: .bonjour)
-            return error == 0 ? LNP_BONJOUR_ALLOWED : LNP_BONJOUR_DENIED
+            let answer = ProcessGate().answer(operation, fd: nil, transport: nil, endpoint: nil, name: host, reason: .bonjour)
+            if answer.decision == .allow { return LNP_BONJOUR_ALLOWED }
+            return waitsWhileAsking && answer.basis == .asking ? LNP_BONJOUR_WAITING : LNP_BONJOUR_DENIED
         }
     }
 }

@@ -28,6 +28,24 @@ struct ProcessGate: CallGate {
         _ operation: Operation, fd: Int32?, transport: Transport?, endpoint: SocketEndpoint?,
         name: UnsafeBufferPointer<UInt8>, reason: LocalReason
     ) -> Int32 {
+        let decided = outcome(operation, fd: fd, transport: transport, endpoint: endpoint, name: name, reason: reason)
+        return decided.answer.decision == .allow ? 0 : decided.errno
+    }
+
+    /// The answer for a local-network operation (asked and recorded), for a caller that
+    /// fails it its own way.
+    func answer(
+        _ operation: Operation, fd: Int32?, transport: Transport?, endpoint: SocketEndpoint?,
+        name: UnsafeBufferPointer<UInt8>, reason: LocalReason
+    ) -> Answer {
+        outcome(operation, fd: fd, transport: transport, endpoint: endpoint, name: name, reason: reason).answer
+    }
+
+    @inline(never)
+    private func outcome(
+        _ operation: Operation, fd: Int32?, transport: Transport?, endpoint: SocketEndpoint?,
+        name: UnsafeBufferPointer<UInt8>, reason: LocalReason
+    ) -> (answer: Answer, errno: Int32) {
         let settings = SettingsStore.current()
         let (attribution, domains) = Self.socketAttribution(fd, settings: settings)
         var answer = Answer(decision: settings.decision, basis: settings.basis, isFinal: true)
@@ -40,7 +58,7 @@ struct ProcessGate: CallGate {
                 operation, fd: fd, transport: transport, endpoint: endpoint, name: name, verdict: .local(reason),
                 attribution: attribution, domains: domains, answer: answer, settings: settings)
         }
-        return answer.decision == .allow ? 0 : settings.errno
+        return (answer, settings.errno)
     }
 
     /// Refuses a local-network operation without asking, for `basis` (a Bonjour type the

@@ -255,3 +255,22 @@ def test_a_browse_waits_for_the_persons_answer(bonjour, audit, state):
     assert terminal.finish() == 0
     assert "host=peer.local. port=631" in out.read_text()
     assert records(audit)[0] == ("browse", "_ipp._tcp", "allow", "answered")
+
+
+def test_a_browse_while_the_person_is_asked_finds_nothing(bonjour, audit, state):
+    """--deny-while-asking, Apple's way: while the question is up a dns_sd browse does not fail,
+    it finds nothing (lnp's own reference, whose descriptor never becomes readable); an Avahi
+    client's browser is refused as denied."""
+    terminal, out = bonjour.terminal(["--deny-while-asking", "--audit", str(audit.path)],
+                                     ["sh", "-c", f"{bonjour.dnssd_client} browse _ipp._tcp; echo status $?; "
+                                      "avahi-browse -t -p _ipp._tcp; echo status $?"], state)
+    terminal.wait_for("Don't Allow")
+    deadline = time.monotonic() + 20
+    while out.read_text().count("status") < 2:
+        assert time.monotonic() < deadline, out.read_text()
+        time.sleep(0.1)
+    assert out.read_text().splitlines()[:2] == ["timeout", "status 1"]
+    assert "avahi_service_browser_new() failed: Access denied" in out.read_text()
+    terminal.type("d")
+    terminal.finish()
+    assert records(audit)[:2] == [("browse", "_ipp._tcp", "deny", "asking"), ("browse", "_ipp._tcp", "deny", "asking")]

@@ -65,6 +65,7 @@ enum lnp_bonjour_outcome {
     LNP_BONJOUR_ALLOWED = 0,
     LNP_BONJOUR_DENIED = 1,      // kDNSServiceErr_PolicyDenied; D-Bus AccessDenied
     LNP_BONJOUR_UNDECLARED = 2,  // kDNSServiceErr_NoAuth; Avahi's NotPermitted
+    LNP_BONJOUR_WAITING = 3,     // a dns_sd.h browse while the person is asked: it finds nothing
 };
 
 enum { LNP_POLLOUT = 0x004 };  // <poll.h>'s POLLOUT, the same on every Linux architecture
