@@ -147,7 +147,12 @@ DBusMessage *dbus_connection_send_with_reply_and_block(DBusConnection *connectio
     if (!next) return refuse(NULL, error, LNP_BONJOUR_DENIED);  // no libdbus: nothing to call
     const struct accessors *dbus = find_accessors(call);
     int outcome = gate(dbus, message);
-    return outcome == LNP_BONJOUR_ALLOWED ? next(connection, message, timeout, error) : refuse(dbus, error, outcome);
+    if (outcome != LNP_BONJOUR_ALLOWED) return refuse(dbus, error, outcome);
+    // libdbus sends through dbus_connection_send_with_reply, hooked too: decided once.
+    int mark = lnp_mark_decided();
+    DBusMessage *reply = next(connection, message, timeout, error);
+    lnp_unmark_decided(mark);
+    return reply;
 }
 
 // A refused call whose reply comes later goes `nowhere` instead: the bus's error reply

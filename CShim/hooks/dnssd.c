@@ -2,10 +2,8 @@
 // client library export it: a denied operation fails at once with Apple's error — PolicyDenied,
 // or NoAuth for a service type the program did not declare — and *sdRef stays NULL. The
 // declarations are Apple's ABI, written here: the preload needs no Bonjour headers.
-#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <unistd.h>
 #include "lnp_bonjour.h"
 #include "lnp_core.h"
 #include "lnp_next.h"
@@ -20,46 +18,6 @@ enum {
     kDNSServiceErr_NoAuth = -65555,
     kDNSServiceErr_PolicyDenied = -65570,
 };
-
-// The threads inside a dns_sd.h function lnp let through, by pthread_self() and process: no
-// thread-local storage, which would add a dynamic symbol and a loader dependency to the
-// preload. A forked child finds its parent's entries, which name another process (a thread of
-// its own may have the same pthread_self). A thread that finds no free slot has its library's
-// D-Bus calls decided (and recorded) again.
-enum { SLOTS = 32 };
-static uintptr_t inside[SLOTS];
-static pid_t inside_process[SLOTS];
-static int occupied;
-
-static int enter(void) {
-    uintptr_t self = (uintptr_t)pthread_self();
-    for (int slot = 0; slot < SLOTS; slot++) {
-        uintptr_t free = 0;
-        if (__atomic_compare_exchange_n(&inside[slot], &free, self, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
-            __atomic_store_n(&inside_process[slot], getpid(), __ATOMIC_RELEASE);
-            __atomic_fetch_add(&occupied, 1, __ATOMIC_ACQ_REL);
-            return slot;
-        }
-    }
-    return -1;
-}
-
-static void leave(int slot) {
-    if (slot < 0) return;
-    __atomic_fetch_sub(&occupied, 1, __ATOMIC_ACQ_REL);
-    __atomic_store_n(&inside[slot], 0, __ATOMIC_RELEASE);
-}
-
-int lnp_bonjour_decided(void) {
-    if (!__atomic_load_n(&occupied, __ATOMIC_ACQUIRE)) return 0;
-    uintptr_t self = (uintptr_t)pthread_self();
-    pid_t process = getpid();
-    for (int slot = 0; slot < SLOTS; slot++)
-        if (__atomic_load_n(&inside[slot], __ATOMIC_ACQUIRE) == self &&
-            __atomic_load_n(&inside_process[slot], __ATOMIC_ACQUIRE) == process)
-            return 1;
-    return 0;
-}
 
 typedef DNSServiceErrorType (*browse_fn)(DNSServiceRef *, uint32_t, uint32_t, const char *, const char *, callback_fn, void *);
 typedef DNSServiceErrorType (*resolve_fn)(DNSServiceRef *, uint32_t, uint32_t, const char *, const char *, const char *,
@@ -109,13 +67,13 @@ static DNSServiceErrorType refuse(DNSServiceRef *reference, int outcome) {
     return outcome == LNP_BONJOUR_UNDECLARED ? kDNSServiceErr_NoAuth : kDNSServiceErr_PolicyDenied;
 }
 
-// The real call, marked decided for the D-Bus hook (bus_calls.c) on this thread.
-#define CALL_DECIDED(next, ...)                      \
-    ({                                               \
-        int slot = enter();                          \
+// The real call, its thread marked decided for the D-Bus hooks (bus_calls.c).
+#define CALL_DECIDED(next, ...)                         \
+    ({                                                  \
+        int mark = lnp_mark_decided();                  \
         DNSServiceErrorType result = next(__VA_ARGS__); \
-        leave(slot);                                 \
-        result;                                      \
+        lnp_unmark_decided(mark);                       \
+        result;                                         \
     })
 
 DNSServiceErrorType DNSServiceBrowse(DNSServiceRef *reference, uint32_t flags, uint32_t interface, const char *type,

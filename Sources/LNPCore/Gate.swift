@@ -34,6 +34,7 @@ struct ProcessGate: CallGate {
 
     /// The answer for a local-network operation (asked and recorded), for a caller that
     /// fails it its own way.
+    @inline(never)
     func answer(
         _ operation: Operation, fd: Int32?, transport: Transport?, endpoint: SocketEndpoint?,
         name: UnsafeBufferPointer<UInt8>, reason: LocalReason
@@ -41,7 +42,8 @@ struct ProcessGate: CallGate {
         outcome(operation, fd: fd, transport: transport, endpoint: endpoint, name: name, reason: reason).answer
     }
 
-    @inline(never)
+    // Inlined into both: a call of its own on the path of every local operation costs more.
+    @inline(__always)
     private func outcome(
         _ operation: Operation, fd: Int32?, transport: Transport?, endpoint: SocketEndpoint?,
         name: UnsafeBufferPointer<UInt8>, reason: LocalReason

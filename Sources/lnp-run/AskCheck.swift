@@ -39,7 +39,12 @@ enum AskCheck {
         case .resolve:
             guard let name = ask.name else { return nil }
             if let server = ask.endpoint { return classifier.classify(server) }
-            return Array(name.utf8).withUnsafeBufferPointer { LocalName.isLocal($0) } ? .local(.localName) : .notLocal(.notLocalName)
+            return Array(name.utf8).withUnsafeBufferPointer { bytes in
+                if LocalName.isLocal(bytes) { return .local(.localName) }
+                // An address's name, asked of the mDNS daemon (the C library looks no literal up).
+                if IPAddress.parse(bytes) != nil || LocalName.isReverse(bytes) { return .local(.bonjour) }
+                return .notLocal(.notLocalName)
+            }
         case .join:
             guard let group = ask.endpoint, ask.transport != nil else { return nil }
             return group.address.isMulticast ? .local(.multicast) : nil

@@ -94,6 +94,13 @@ struct AskingTests {
         #expect(AskCheck.check(ask("sendto udp 169.254.1.1 5353 - -")) == .local(reason: "link-local"))
         #expect(AskCheck.check(ask("connect tcp 127.0.0.1 80 - -")) == .refused(because: "not a local-network operation here (loopback)"))
         #expect(AskCheck.check(ask("resolve - - - - example.com")) == .refused(because: "not a local-network operation here (not a .local name)"))
+        // Bonjour: an address's name asked of the mDNS daemon, and the daemon's own operations.
+        let bonjour = "Bonjour, through the system's mDNS daemon"
+        #expect(AskCheck.check(ask("resolve - - - - 10.79.0.2")) == .local(reason: bonjour))
+        #expect(AskCheck.check(ask("resolve - - - - 2.0.79.10.in-addr.arpa")) == .local(reason: bonjour))
+        #expect(AskCheck.check(ask("browse - - - - _ipp._tcp")) == .local(reason: bonjour))
+        #expect(AskCheck.check(ask("register - - - - peer web._http._tcp")) == .local(reason: bonjour))
+        #expect(AskCheck.check(ask("browse tcp 10.0.0.1 - - _ipp._tcp")) == .refused(because: "the ask does not describe an operation"))
         #expect(AskCheck.check(ask("bind udp 127.0.0.1 80 - -"))
             == .refused(because: "not a local-network operation here (bind to a unicast or wildcard address)"))
         for unfit in ["socket udp - - - -", "join udp 10.0.0.1 - - -", "resolve udp - - - -", "connect - 10.0.0.1 80 - -",

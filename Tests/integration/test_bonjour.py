@@ -88,8 +88,11 @@ def test_allowed_clients_of_every_api_find_the_peer(bonjour, audit, state):
     assert python.returncode == 0 and "resolved peer.local 10.79.0.2" in python.stdout, python.stdout + python.stderr
 
     seen = records(audit)
-    # avahi-browse -r: the browse, then a resolve of each service found (both families).
-    assert seen[0] == ("browse", "_ipp._tcp", "allow", "run-option")
+    # avahi-browse -r: the browse, then a resolve of each service found (both families); each
+    # call once, though libdbus's blocking call makes its send through another hooked function.
+    assert seen[0] == ("browse", "_ipp._tcp", "allow", "run-option") != seen[1]
+    resolver = [r for r in audit.records() if r["exe"] == "/usr/bin/avahi-resolve"]
+    assert [(r["op"], r["host"]) for r in resolver] == [("resolve", "peer.local")]
     assert ("resolve-service", "peer printer._ipp._tcp", "allow", "run-option") in seen
     assert ("resolve", "peer.local", "allow", "run-option") in seen
     # The dns_sd program's calls are recorded once each, by the dns_sd hook: not again for the
@@ -274,3 +277,15 @@ def test_a_browse_while_the_person_is_asked_finds_nothing(bonjour, audit, state)
     terminal.type("d")
     terminal.finish()
     assert records(audit)[:2] == [("browse", "_ipp._tcp", "deny", "asking"), ("browse", "_ipp._tcp", "deny", "asking")]
+
+
+def test_a_reverse_lookup_through_the_daemon_is_asked_about(bonjour, audit, state):
+    """avahi-resolve -a asks the daemon for an address's name by multicast: lnp-run's own look at
+    the ask finds a Bonjour operation, not a literal that needs no lookup."""
+    terminal, out = bonjour.terminal(["--audit", str(audit.path)], ["avahi-resolve", "-a", "10.79.0.2"], state)
+    terminal.wait_for("Don't Allow")
+    assert "reports   resolve 10.79.0.2\r" in terminal.text
+    terminal.allow()
+    assert terminal.finish() == 0
+    assert "peer.local" in out.read_text()
+    assert records(audit) == [("resolve", "10.79.0.2", "allow", "answered")]
