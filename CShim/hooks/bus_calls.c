@@ -40,46 +40,41 @@ typedef DBusMessage *(*send_blocking_fn)(DBusConnection *, DBusMessage *, int, D
 typedef uint32_t (*send_with_reply_fn)(DBusConnection *, DBusMessage *, DBusPendingCall **, int);
 typedef uint32_t (*send_fn)(DBusConnection *, DBusMessage *, uint32_t *);
 
-// libdbus's accessors, from the library the call goes to (lnp_next_companion).
+// libdbus's functions lnp uses, once: (result, name in lnp, parameters, libdbus's name).
+#define LIBDBUS_FUNCTIONS(F)                                                                \
+    F(int, type, (DBusMessage *), "dbus_message_get_type")                                  \
+    F(const char *, interface, (DBusMessage *), "dbus_message_get_interface")               \
+    F(const char *, member, (DBusMessage *), "dbus_message_get_member")                     \
+    F(const char *, signature, (DBusMessage *), "dbus_message_get_signature")               \
+    F(uint32_t, iterator_start, (DBusMessage *, message_iterator *), "dbus_message_iter_init") \
+    F(int, argument_type, (message_iterator *), "dbus_message_iter_get_arg_type")           \
+    F(void, basic_value, (message_iterator *, void *), "dbus_message_iter_get_basic")       \
+    F(uint32_t, next_argument, (message_iterator *), "dbus_message_iter_next")              \
+    F(void, set_error, (DBusError *, const char *, const char *), "dbus_set_error_const")   \
+    F(DBusMessage *, copy, (DBusMessage *), "dbus_message_copy")                            \
+    F(uint32_t, set_destination, (DBusMessage *, const char *), "dbus_message_set_destination") \
+    F(void, set_auto_start, (DBusMessage *, uint32_t), "dbus_message_set_auto_start")       \
+    F(void, release, (DBusMessage *), "dbus_message_unref")
+
 struct accessors {
-    int (*type)(DBusMessage *);
-    const char *(*interface)(DBusMessage *);
-    const char *(*member)(DBusMessage *);
-    const char *(*signature)(DBusMessage *);
-    uint32_t (*iterator_start)(DBusMessage *, message_iterator *);
-    int (*argument_type)(message_iterator *);
-    void (*basic_value)(message_iterator *, void *);
-    uint32_t (*next_argument)(message_iterator *);
-    void (*set_error)(DBusError *, const char *, const char *);
-    DBusMessage *(*copy)(DBusMessage *);
-    uint32_t (*set_destination)(DBusMessage *, const char *);
-    void (*set_auto_start)(DBusMessage *, uint32_t);
-    void (*release)(DBusMessage *);
+#define MEMBER(result, name, parameters, function) result(*name) parameters;
+    LIBDBUS_FUNCTIONS(MEMBER)
+#undef MEMBER
 };
 
+// Found in the library the call goes to (lnp_next_companion), once; NULL if any is missing.
 static const struct accessors *find_accessors(enum lnp_next_symbol call) {
     static struct accessors found;
     static int state;  // 0 not looked up, 1 found, -1 missing
     int known = __atomic_load_n(&state, __ATOMIC_ACQUIRE);
     if (known) return known > 0 ? &found : NULL;
-    struct accessors looked = {
-        .type = lnp_next_companion(call, "dbus_message_get_type"),
-        .interface = lnp_next_companion(call, "dbus_message_get_interface"),
-        .member = lnp_next_companion(call, "dbus_message_get_member"),
-        .signature = lnp_next_companion(call, "dbus_message_get_signature"),
-        .iterator_start = lnp_next_companion(call, "dbus_message_iter_init"),
-        .argument_type = lnp_next_companion(call, "dbus_message_iter_get_arg_type"),
-        .basic_value = lnp_next_companion(call, "dbus_message_iter_get_basic"),
-        .next_argument = lnp_next_companion(call, "dbus_message_iter_next"),
-        .set_error = lnp_next_companion(call, "dbus_set_error_const"),
-        .copy = lnp_next_companion(call, "dbus_message_copy"),
-        .set_destination = lnp_next_companion(call, "dbus_message_set_destination"),
-        .set_auto_start = lnp_next_companion(call, "dbus_message_set_auto_start"),
-        .release = lnp_next_companion(call, "dbus_message_unref"),
-    };
-    int complete = looked.type && looked.interface && looked.member && looked.signature && looked.iterator_start &&
-                   looked.argument_type && looked.basic_value && looked.next_argument && looked.set_error &&
-                   looked.copy && looked.set_destination && looked.set_auto_start && looked.release;
+    struct accessors looked;
+    int complete = 1;
+#define LOOK_UP(result, name, parameters, function) \
+    looked.name = lnp_next_companion(call, function);  \
+    complete = complete && looked.name;
+    LIBDBUS_FUNCTIONS(LOOK_UP)
+#undef LOOK_UP
     // Threads racing here look up the same values; the first to store wins.
     if (complete) found = looked;
     __atomic_store_n(&state, complete ? 1 : -1, __ATOMIC_RELEASE);

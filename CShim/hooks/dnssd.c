@@ -1,6 +1,7 @@
 // Apple's Bonjour API (dns_sd.h), as Avahi's compatibility library libdns_sd and Apple's own
 // client library export it: a denied operation fails at once with Apple's error — PolicyDenied,
-// or NoAuth for a service type the program did not declare — and *sdRef stays NULL. The
+// or NoAuth for a service type the program did not declare — and *sdRef is NULL (but for a
+// browse while the person is asked, which finds nothing). The
 // declarations are Apple's ABI, written here: the preload needs no Bonjour headers.
 #include <stddef.h>
 #include <stdint.h>
@@ -30,13 +31,13 @@ typedef DNSServiceErrorType (*addrinfo_fn)(DNSServiceRef *, uint32_t, uint32_t, 
 typedef DNSServiceErrorType (*domains_fn)(DNSServiceRef *, uint32_t, uint32_t, callback_fn, void *);
 
 // A browse made while the person is asked (--deny-while-asking) finds nothing, as Apple's
-// does: the program gets a reference of lnp's own, one of these slots, whose descriptor (a
-// pipe's reading end, never written) never becomes readable. Known by its address alone:
-// lnp never reads through a reference the program passes.
+// does: the program gets a reference of lnp's own, one of these slots, whose descriptor (an
+// eventfd never written) never becomes readable. Known by its address alone: lnp never reads
+// through a reference the program passes.
 enum { WAITING = 16 };
 static struct waiting_browse {
     int taken;
-    int ends[2];
+    int fd;
 } waiting[WAITING];
 
 static int is_waiting(DNSServiceRef reference) {
@@ -48,10 +49,12 @@ static DNSServiceErrorType start_waiting(DNSServiceRef *reference) {
     for (int slot = 0; slot < WAITING; slot++) {
         int free = 0;
         if (!__atomic_compare_exchange_n(&waiting[slot].taken, &free, 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) continue;
-        if (lnp_syscall6(SYS_pipe2, (long)waiting[slot].ends, O_CLOEXEC, 0, 0, 0, 0) < 0) {
+        long fd = lnp_syscall6(SYS_eventfd2, 0, O_CLOEXEC, 0, 0, 0, 0);  // EFD_CLOEXEC is O_CLOEXEC
+        if (fd < 0) {
             __atomic_store_n(&waiting[slot].taken, 0, __ATOMIC_RELEASE);
             break;
         }
+        waiting[slot].fd = (int)fd;
         *reference = (DNSServiceRef)&waiting[slot];
         return 0;
     }
@@ -137,7 +140,7 @@ typedef DNSServiceErrorType (*process_fn)(DNSServiceRef);
 typedef void (*deallocate_fn)(DNSServiceRef);
 
 int DNSServiceRefSockFD(DNSServiceRef reference) {
-    if (is_waiting(reference)) return ((struct waiting_browse *)reference)->ends[0];
+    if (is_waiting(reference)) return ((struct waiting_browse *)reference)->fd;
     socket_of_fn next = (socket_of_fn)lnp_next(LNP_NEXT_DNSServiceRefSockFD);
     return next ? next(reference) : -1;
 }
@@ -145,8 +148,8 @@ int DNSServiceRefSockFD(DNSServiceRef reference) {
 // A waiting browse has no result to give: like Apple's, the call waits for one.
 DNSServiceErrorType DNSServiceProcessResult(DNSServiceRef reference) {
     if (is_waiting(reference)) {
-        char nothing;
-        lnp_syscall6(SYS_read, ((struct waiting_browse *)reference)->ends[0], (long)&nothing, 1, 0, 0, 0);
+        uint64_t nothing;
+        lnp_syscall6(SYS_read, ((struct waiting_browse *)reference)->fd, (long)&nothing, sizeof nothing, 0, 0, 0);
         return kDNSServiceErr_Unknown;
     }
     process_fn next = (process_fn)lnp_next(LNP_NEXT_DNSServiceProcessResult);
@@ -156,8 +159,7 @@ DNSServiceErrorType DNSServiceProcessResult(DNSServiceRef reference) {
 void DNSServiceRefDeallocate(DNSServiceRef reference) {
     if (is_waiting(reference)) {
         struct waiting_browse *browse = (struct waiting_browse *)reference;
-        lnp_syscall6(SYS_close, browse->ends[0], 0, 0, 0, 0, 0);
-        lnp_syscall6(SYS_close, browse->ends[1], 0, 0, 0, 0, 0);
+        lnp_syscall6(SYS_close, browse->fd, 0, 0, 0, 0, 0);
         __atomic_store_n(&browse->taken, 0, __ATOMIC_RELEASE);
         return;
     }

@@ -34,10 +34,7 @@ public func lnpGateBonjour(_ call: Int32, _ name: UnsafePointer<CChar>?, _ type:
 /// arguments `lnp_gate_bus_call` then wants. `interface` may be NULL (a call may leave it out).
 @_cdecl("lnp_bus_method_is_gated")
 public func lnpBusMethodIsGated(_ interface: UnsafePointer<CChar>?, _ member: UnsafePointer<CChar>?, _ signature: UnsafePointer<CChar>?) -> Int32 {
-    guard let member, let signature else { return 0 }
-    return BusMethod.find(
-        interface: interface.map { CString.bytes($0, limit: 256) }, member: CString.bytes(member, limit: 256),
-        signature: CString.bytes(signature, limit: 256)) != nil ? 1 : 0
+    busMethod(interface, member, signature) != nil ? 1 : 0
 }
 
 /// A gated D-Bus method call (`lnp_bus_method_is_gated`), with its
@@ -48,24 +45,27 @@ public func lnpGateBusCall(
     _ interface: UnsafePointer<CChar>?, _ member: UnsafePointer<CChar>?, _ signature: UnsafePointer<CChar>?,
     _ arguments: UnsafePointer<UnsafePointer<CChar>?>?, _ count: Int32
 ) -> Int32 {
-    guard let member, let signature,
-        let method = BusMethod.find(
-            interface: interface.map { CString.bytes($0, limit: 256) }, member: CString.bytes(member, limit: 256),
-            signature: CString.bytes(signature, limit: 256))
-    else { return Int32(LNP_BONJOUR_ALLOWED.rawValue) }
+    guard let method = busMethod(interface, member, signature) else { return Int32(LNP_BONJOUR_ALLOWED.rawValue) }
     func argument(_ index: Int8) -> UnsafeBufferPointer<UInt8> {
         guard index >= 0, Int32(index) < count, let arguments, let text = arguments[Int(index)] else {
             return UnsafeBufferPointer(start: nil, count: 0)
         }
         return CString.bytes(text, limit: 256)
     }
-    if method.localArgument >= 0 && !LocalName.isLocal(argument(method.localArgument)) {
-        return Int32(LNP_BONJOUR_ALLOWED.rawValue)
-    }
+    guard method.asksTheLink(argument(method.localArgument)) else { return Int32(LNP_BONJOUR_ALLOWED.rawValue) }
     return Int32(BonjourGate.decide(
         method.operation, name: argument(method.nameArgument), type: argument(method.typeArgument), subject: method.subject,
         namesARecord: method.namesARecord
     ).rawValue)
+}
+
+private func busMethod(
+    _ interface: UnsafePointer<CChar>?, _ member: UnsafePointer<CChar>?, _ signature: UnsafePointer<CChar>?
+) -> BusMethod? {
+    guard let member, let signature else { return nil }
+    return BusMethod.find(
+        interface: interface.map { CString.bytes($0, limit: 256) }, member: CString.bytes(member, limit: 256),
+        signature: CString.bytes(signature, limit: 256))
 }
 
 /// Bonjour operations in the program's process: undeclared types are refused without
@@ -111,48 +111,32 @@ public enum ServiceName {
     /// nil when the name holds none. The last `_tcp` or `_udp` label, after a label that
     /// starts with an underscore, ends the type.
     public static func type(in name: UnsafeBufferPointer<UInt8>) -> (type: UnsafeBufferPointer<UInt8>, hasInstance: Bool)? {
-        var labels = InlineArray<4, Range<Int>>(repeating: 0..<0)  // the last four labels seen
-        var count = 0
-        var found: (type: Range<Int>, before: Int)? = nil
+        var found: (type: Range<Int>, labelsBefore: Int)? = nil
+        var previous: Range<Int>? = nil
+        var second = 0..<0  // a subtype's `_sub`, if the type comes third
+        var number = 0
         var start = 0
         for index in 0...name.count where index == name.count || name[index] == UInt8(ascii: ".") {
             let label = start..<index
             start = index + 1
-            labels[count % 4] = label
-            count += 1
-            guard count >= 2, isProtocol(UnsafeBufferPointer(rebasing: name[label])) else { continue }
-            let service = labels[(count - 2) % 4]
-            guard !service.isEmpty, name[service.lowerBound] == UInt8(ascii: "_") else { continue }
-            found = (service.lowerBound..<label.upperBound, count - 2)
+            if number == 1 { second = label }
+            if let service = previous, !service.isEmpty, name[service.lowerBound] == UInt8(ascii: "_"),
+                isProtocol(UnsafeBufferPointer(rebasing: name[label]))
+            {
+                found = (service.lowerBound..<label.upperBound, number - 1)
+            }
+            previous = label
+            number += 1
         }
         guard let found else { return nil }
         // Before the type: nothing, or a subtype (`_printer._sub`) — else an instance.
-        let before = found.before
-        var hasInstance = before > 0
-        if before == 2 {
-            let sub = UnsafeBufferPointer(rebasing: name[labelRange(in: name, number: 1)])
-            hasInstance = !Bytes.equalIgnoringCase(sub, subLabel)
-        }
-        return (UnsafeBufferPointer(rebasing: name[found.type]), hasInstance)
+        let isSubtype = found.labelsBefore == 2 && Bytes.equalIgnoringCase(UnsafeBufferPointer(rebasing: name[second]), "_sub")
+        return (UnsafeBufferPointer(rebasing: name[found.type]), found.labelsBefore > 0 && !isSubtype)
     }
 
-    private static var subLabel: UnsafeBufferPointer<UInt8> { let text: StaticString = "_sub"; return text.bytes }
-
-    private static func isProtocol(_ label: UnsafeBufferPointer<UInt8>) -> Bool {
-        let tcp: StaticString = "_tcp", udp: StaticString = "_udp"
-        return Bytes.equalIgnoringCase(label, tcp.bytes) || Bytes.equalIgnoringCase(label, udp.bytes)
-    }
-
-    /// The `number`-th label of `name`, from 0.
-    private static func labelRange(in name: UnsafeBufferPointer<UInt8>, number: Int) -> Range<Int> {
-        var seen = 0
-        var start = 0
-        for index in 0...name.count where index == name.count || name[index] == UInt8(ascii: ".") {
-            if seen == number { return start..<index }
-            seen += 1
-            start = index + 1
-        }
-        return 0..<0
+    /// `_tcp` or `_udp`, in any case.
+    static func isProtocol(_ label: UnsafeBufferPointer<UInt8>) -> Bool {
+        Bytes.equalIgnoringCase(label, "_tcp") || Bytes.equalIgnoringCase(label, "_udp")
     }
 }
 

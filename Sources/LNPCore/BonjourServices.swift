@@ -28,8 +28,7 @@ public enum BonjourServices {
         guard entry.count >= 7, entry[0] == UInt8(ascii: "_") else { return false }
         let dot = entry.count - 5
         guard entry[dot] == UInt8(ascii: "."), dot - 1 >= 1, dot - 1 <= 15 else { return false }
-        let proto = UnsafeBufferPointer(rebasing: entry[(dot + 1)...])
-        guard Bytes.equalIgnoringCase(proto, tcp) || Bytes.equalIgnoringCase(proto, udp) else { return false }
+        guard ServiceName.isProtocol(UnsafeBufferPointer(rebasing: entry[(dot + 1)...])) else { return false }
         for byte in entry[1..<dot] {
             let lower = Bytes.lower(byte)
             guard (lower >= UInt8(ascii: "a") && lower <= UInt8(ascii: "z"))
@@ -38,9 +37,6 @@ public enum BonjourServices {
         }
         return true
     }
-
-    private static var tcp: UnsafeBufferPointer<UInt8> { let text: StaticString = "_tcp"; return text.bytes }
-    private static var udp: UnsafeBufferPointer<UInt8> { let text: StaticString = "_udp"; return text.bytes }
 
     /// The type without subtype, trailing dot or domain-free excess: its last two labels.
     static func baseType(_ type: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
@@ -73,8 +69,4 @@ public enum BonjourServices {
         while end > start && bytes[end - 1] == UInt8(ascii: " ") { end -= 1 }
         return UnsafeBufferPointer(rebasing: bytes[start..<end])
     }
-}
-
-extension StaticString {
-    var bytes: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: utf8Start, count: utf8CodeUnitCount) }
 }

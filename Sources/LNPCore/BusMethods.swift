@@ -21,16 +21,15 @@ public struct BusMethod {
     /// For what has neither: what the record names instead.
     public var subject: StaticString = ""
     /// systemd-resolved resolves unicast DNS too: the call is an mDNS one only when this
-    /// argument is a name in `.local`. -1: always.
+    /// argument is a name in `.local`, or the domain itself. -1: always.
     public var localArgument: Int8 = -1
     /// Whether the name is a DNS record's (`ServiceName`): a type's PTR records are a browse for
     /// it, or advertise it.
     public var namesARecord = false
-    /// Whether the type is checked against the declared ones (browsing and advertising).
-    public var checksType: Bool { operation == .browse || operation == .register }
-
-    /// The most arguments a gated method's record reads.
-    public static let argumentLimit = 8
+    /// Whether the call goes to multicast DNS, given its `localArgument`'s text.
+    public func asksTheLink(_ argument: UnsafeBufferPointer<UInt8>) -> Bool {
+        localArgument < 0 || LocalName.isLocalDomain(argument)
+    }
 
     /// The gated method with this interface (nil when the call names none), member and
     /// argument signature, if it is one.

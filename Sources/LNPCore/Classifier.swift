@@ -99,26 +99,31 @@ public struct Classifier<Routes: RouteSource, Exemptions: ExemptionSource> {
 public enum LocalName {
     /// Whether `name` ends in `.local` or `.local.`, in any case. The bare name `local` is
     /// not in the domain: glibc sends it to DNS like any single-label name.
-    public static func isLocal(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
-        var end = name.count
-        if end > 0 && name[end - 1] == UInt8(ascii: ".") { end -= 1 }
-        guard end >= 6 else { return false }
-        let suffix: StaticString = ".local"
-        for i in 0..<6 where Bytes.lower(name[end - 6 + i]) != suffix.utf8Start[i] { return false }
-        return true
+    public static func isLocal(_ name: UnsafeBufferPointer<UInt8>) -> Bool { endsWith(name, ".local") }
+
+    /// Whether `name` is the domain itself, `local` or `local.`, as DNS-SD calls name it, or a
+    /// name in it.
+    public static func isLocalDomain(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
+        endsWith(name, ".local") || endsWith(name, "local") && withoutDot(name) == 5
     }
 
     /// Whether `name` is an address's reverse name (`….in-addr.arpa`, `….ip6.arpa`), which an
     /// mDNS daemon asks the link about.
     public static func isReverse(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
-        var end = name.count
-        if end > 0 && name[end - 1] == UInt8(ascii: ".") { end -= 1 }
-        func endsWith(_ suffix: StaticString) -> Bool {
-            let length = suffix.utf8CodeUnitCount
-            guard end > length else { return false }
-            for i in 0..<length where Bytes.lower(name[end - length + i]) != suffix.utf8Start[i] { return false }
-            return true
-        }
-        return endsWith(".in-addr.arpa") || endsWith(".ip6.arpa")
+        endsWith(name, ".in-addr.arpa") || endsWith(name, ".ip6.arpa")
+    }
+
+    /// Whether `name`, less one trailing dot, ends in `suffix` (lower case), in any case.
+    @inline(__always)
+    private static func endsWith(_ name: UnsafeBufferPointer<UInt8>, _ suffix: StaticString) -> Bool {
+        let end = withoutDot(name), length = suffix.utf8CodeUnitCount
+        guard end >= length else { return false }
+        for i in 0..<length where Bytes.lower(name[end - length + i]) != suffix.utf8Start[i] { return false }
+        return true
+    }
+
+    @inline(__always)
+    private static func withoutDot(_ name: UnsafeBufferPointer<UInt8>) -> Int {
+        name.count > 0 && name[name.count - 1] == UInt8(ascii: ".") ? name.count - 1 : name.count
     }
 }

@@ -71,6 +71,13 @@ public enum Bytes {
         return true
     }
 
+    /// Against lower-case `text`.
+    static func equalIgnoringCase(_ bytes: UnsafeBufferPointer<UInt8>, _ text: StaticString) -> Bool {
+        guard bytes.count == text.utf8CodeUnitCount else { return false }
+        for i in 0..<bytes.count where lower(bytes[i]) != text.utf8Start[i] { return false }
+        return true
+    }
+
     @inline(__always) static func lower(_ byte: UInt8) -> UInt8 {
         byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
     }

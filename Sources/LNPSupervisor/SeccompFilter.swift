@@ -13,13 +13,13 @@ import LNPSys
 /// Classic BPF jumps only forward: the program is written with labels and the offsets are
 /// filled in at the end.
 public enum SeccompFilter {
-    /// The program; `gadget`: the page whose calls pass (nil: none, every gated call notified).
     /// The IP-level setsockopt options the filter notifies (and the supervisor decides), as
     /// (level, name) pairs.
     public static var decidedIPOptions: [(level: UInt32, name: UInt32)] {
         GatedCalls.notifiedOptions.filter { $0.level != UInt32(LNP_SOL_SOCKET) }
     }
 
+    /// The program; `gadget`: the page whose calls pass (nil: none, every gated call notified).
     public static func program(gadget: UInt64?) -> [lnp_filter_instruction] {
         var a = FilterAssembler()
         a.load(LNP_SECCOMP_ARCH)

@@ -47,13 +47,8 @@ struct EnclosingRun {
     }
 
     private static func register(with pid: pid_t) -> Registration {
-        var reply = [UInt8](repeating: 0, count: 4200)
-        let request = Array("nested".utf8)
-        let count = request.withUnsafeBytes { message in
-            reply.withUnsafeMutableBytes { RunChannel.request(message, to: Int32(pid), reply: $0) }
-        }
-        guard let count else { return .absent }
-        guard let settings = reply[0..<count].withUnsafeBufferPointer({ Settings.fromReply($0) }) else { return .refused }
+        guard let reply = request("nested", of: pid) else { return .absent }
+        guard let settings = reply.withUnsafeBufferPointer({ Settings.fromReply($0) }) else { return .refused }
         return .registered(EnclosingRun(
             pid: pid, decision: settings.decision, asking: settings.asking, basis: settings.basis, errno: settings.errno,
             records: settings.records, bonjour: declaredServices(of: pid)))
@@ -61,13 +56,17 @@ struct EnclosingRun {
 
     /// The run's `services` reply; a run that does not answer declares nothing narrower.
     private static func declaredServices(of pid: pid_t) -> BonjourDeclaration {
+        guard let reply = request("services", of: pid), reply.starts(with: Array("ok\n".utf8)) else { return .undeclared }
+        return BonjourDeclaration(wire: String(decoding: reply.dropFirst(3), as: UTF8.self))
+    }
+
+    /// lnp-run `pid`'s reply to `text`, or nil if it did not answer.
+    private static func request(_ text: String, of pid: pid_t) -> ArraySlice<UInt8>? {
         var reply = [UInt8](repeating: 0, count: 4200)
-        let request = Array("services".utf8)
-        let count = request.withUnsafeBytes { message in
+        let count = Array(text.utf8).withUnsafeBytes { message in
             reply.withUnsafeMutableBytes { RunChannel.request(message, to: Int32(pid), reply: $0) }
         }
-        guard let count, reply[0..<count].starts(with: Array("ok\n".utf8)) else { return .undeclared }
-        return BonjourDeclaration(wire: String(decoding: reply[3..<count], as: UTF8.self))
+        return count.map { reply[0..<$0] }
     }
 
     /// This run's policy, narrowed by the enclosing run's: a decided denial there denies

@@ -82,6 +82,19 @@ struct BonjourTests {
         #expect(method("org.freedesktop.Avahi.Server", "GetState", "") == nil)
     }
 
+    @Test func resolvedsCallsGoToMulticastForLocalNamesAndTheLocalDomain() throws {
+        func asks(_ member: String, _ signature: String, _ argument: String) throws -> Bool {
+            let found = try #require(method("org.freedesktop.resolve1.Manager", member, signature))
+            return Array(argument.utf8).withUnsafeBufferPointer { found.asksTheLink($0) }
+        }
+        #expect(try asks("ResolveHostname", "isit", "peer.local"))
+        #expect(try !asks("ResolveHostname", "isit", "example.com"))
+        // ResolveService's domain argument: `local` itself, as DNS-SD names it.
+        #expect(try asks("ResolveService", "isssit", "local"))
+        #expect(try asks("ResolveService", "isssit", "local."))
+        #expect(try !asks("ResolveService", "isssit", "example.com"))
+    }
+
     @Test func aDeclarationNarrowedByTheEnclosingRunKeepsWhatBothDeclare() throws {
         let own = try BonjourDeclaration.parse("_ipp._tcp,_http._tcp", from: "test")
         #expect(own.narrowed(by: .undeclared) == own)

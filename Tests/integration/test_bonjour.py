@@ -249,6 +249,17 @@ def test_a_malformed_declaration_is_refused_in_one_line(build, declared, message
     assert result.stderr.splitlines()[0].startswith(message), result.stderr
 
 
+def test_libdbus_call_found_without_libdbus_answers_as_libdbus_would(build, workdir):
+    """The preload exports libdbus's blocking call; a program that finds it by name where
+    libdbus is not loaded must get an error it can read, not an empty one."""
+    program = workdir / "no_libdbus"
+    compiled = run(["gcc", "-O2", "-Wall", "-o", program, FIXTURES / "no_libdbus.c"])
+    assert compiled.returncode == 0, compiled.stderr
+    assert run([program]).stdout.strip() == "absent"
+    result = run([build.lnp_run, "--allow", "--", program])
+    assert result.stdout.strip() == "reply none, error org.freedesktop.DBus.Error.AccessDenied", result.stdout + result.stderr
+
+
 def test_a_browse_waits_for_the_persons_answer(bonjour, audit, state):
     terminal, out = bonjour.terminal(["--audit", str(audit.path)], [bonjour.dnssd_client, "browse", "_ipp._tcp"], state)
     terminal.wait_for("Don't Allow")

@@ -1,1 +1,0 @@
-../LNPCore/BusMessage.swift
