@@ -54,7 +54,8 @@ typedef uint32_t (*send_fn)(DBusConnection *, DBusMessage *, uint32_t *);
     F(DBusMessage *, copy, (DBusMessage *), "dbus_message_copy")                            \
     F(uint32_t, set_destination, (DBusMessage *, const char *), "dbus_message_set_destination") \
     F(void, set_auto_start, (DBusMessage *, uint32_t), "dbus_message_set_auto_start")       \
-    F(void, release, (DBusMessage *), "dbus_message_unref")
+    F(void, release, (DBusMessage *), "dbus_message_unref")                                 \
+    F(uint32_t, descriptor, (DBusConnection *, int *), "dbus_connection_get_unix_fd")
 
 struct accessors {
 #define MEMBER(result, name, parameters, function) result(*name) parameters;
@@ -97,11 +98,15 @@ static int read_arguments(const struct accessors *dbus, DBusMessage *message, co
 
 /// LNP_BONJOUR_ALLOWED, or the outcome of a gated call. Every libdbus has the accessors; a
 /// library without them is not one lnp can read.
-static int gate(const struct accessors *dbus, DBusMessage *message) {
-    if (!dbus || !message || lnp_bonjour_decided() || dbus->type(message) != METHOD_CALL) return LNP_BONJOUR_ALLOWED;
+static int gate(const struct accessors *dbus, DBusConnection *connection, DBusMessage *message) {
+    if (!dbus || !message || dbus->type(message) != METHOD_CALL) return LNP_BONJOUR_ALLOWED;
     const char *interface = dbus->interface(message), *member = dbus->member(message);
     const char *signature = dbus->signature(message);
     if (!lnp_bus_method_is_gated(interface, member, signature)) return LNP_BONJOUR_ALLOWED;
+    // Decided here, so not again on the connection's stream (BusStreamGate.swift).
+    int fd = -1;
+    if (connection && dbus->descriptor(connection, &fd)) lnp_bus_stream_claim(fd);
+    if (lnp_bonjour_decided()) return LNP_BONJOUR_ALLOWED;
     const char *arguments[ARGUMENTS];
     int count = read_arguments(dbus, message, arguments);
     return lnp_gate_bus_call(interface, member, signature, arguments, count);
@@ -141,7 +146,7 @@ DBusMessage *dbus_connection_send_with_reply_and_block(DBusConnection *connectio
     send_blocking_fn next = (send_blocking_fn)lnp_next(call);
     if (!next) return refuse(NULL, error, LNP_BONJOUR_DENIED);  // no libdbus: nothing to call
     const struct accessors *dbus = find_accessors(call);
-    int outcome = gate(dbus, message);
+    int outcome = gate(dbus, connection, message);
     if (outcome != LNP_BONJOUR_ALLOWED) return refuse(dbus, error, outcome);
     // libdbus sends through dbus_connection_send_with_reply, hooked too: decided once.
     int mark = lnp_mark_decided();
@@ -163,7 +168,7 @@ uint32_t dbus_connection_send_with_reply(DBusConnection *connection, DBusMessage
         return 0;
     }
     const struct accessors *dbus = find_accessors(call);
-    if (gate(dbus, message) == LNP_BONJOUR_ALLOWED) return next(connection, message, pending, timeout);
+    if (gate(dbus, connection, message) == LNP_BONJOUR_ALLOWED) return next(connection, message, pending, timeout);
     DBusMessage *copy = redirected(dbus, message);
     if (!copy) {
         if (pending) *pending = NULL;
@@ -181,7 +186,7 @@ uint32_t dbus_connection_send(DBusConnection *connection, DBusMessage *message, 
     send_fn next = (send_fn)lnp_next(call);
     if (!next) return 0;
     const struct accessors *dbus = find_accessors(call);
-    if (gate(dbus, message) == LNP_BONJOUR_ALLOWED) return next(connection, message, serial);
+    if (gate(dbus, connection, message) == LNP_BONJOUR_ALLOWED) return next(connection, message, serial);
     DBusMessage *copy = redirected(dbus, message);
     if (!copy) return 1;
     uint32_t sent = next(connection, copy, serial);

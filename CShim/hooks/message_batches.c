@@ -7,9 +7,9 @@
 #include "lnp_batches.h"
 #include "lnp_core.h"
 
-// A raw socket that writes its own IP header: each message through lnp_sendmsg, which
-// decides the header on a copy it hands the kernel (a copy per message of a whole run would
-// not fit on the stack).
+// A raw socket that writes its own IP header, or a stream to the system bus: each message
+// through lnp_sendmsg, which decides the header (or the bus stream's bytes) on a copy it
+// hands the kernel (a copy per message of a whole run would not fit on the stack).
 static long send_one_by_one(int fd, struct lnp_mmsghdr *messages, unsigned count, int flags) {
     unsigned sent = 0;
     for (; sent < count; sent++) {
@@ -27,7 +27,7 @@ static long send_one_by_one(int fd, struct lnp_mmsghdr *messages, unsigned count
 long lnp_send_in_batches(int fd, struct lnp_mmsghdr *messages, unsigned count, int flags, lnp_send_run_fn send) {
     if (!messages || !lnp_is_plausible(messages) || count == 0) return send(fd, messages, count, flags);
     if (count > UIO_MAXIOV) count = UIO_MAXIOV;  // the kernel sends no more in one call
-    if (lnp_socket_writes_header(fd)) return send_one_by_one(fd, messages, count, flags);
+    if (lnp_send_one_by_one(fd)) return send_one_by_one(fd, messages, count, flags);
     unsigned sent = 0;
     while (sent < count) {
         struct lnp_message_batch batch;

@@ -60,17 +60,24 @@ long syscall(long number, ...) {
     switch (number) {
     case SYS_socket:
         return lnp_socket((int)a, (int)b, (int)c);  // (through the next socket(): the same system call)
-    case SYS_connect:
-        b = (long)lnp_copy_sockaddr(&copy.address, (const void *)b, (uint32_t)c);
-        denied = lnp_gate_connect((int)a, (void *)b, (uint32_t)c);
-        break;
+    case SYS_connect: {
+        void *address = lnp_copy_sockaddr_or_null(&copy.address, (const void *)b, (uint32_t)c);
+        if (!address) break;  // no address, or one the kernel refuses unread
+        return lnp_connect((int)a, address, (uint32_t)c);
+    }
     // sendto and sendmsg as the whole calls (through the next sendto and sendmsg, the same
     // system calls), so that a raw socket's own IP header is decided on a copy too.
     case SYS_sendto: {
+        if (!e) return lnp_send((int)a, (const void *)b, (size_t)c, (int)d);
         void *address = lnp_copy_sockaddr_or_null(&copy.address, (const void *)e, (uint32_t)f);
-        if (!address) break;  // no address, or one the kernel refuses unread
+        if (!address) break;  // an address the kernel refuses unread
         return lnp_sendto((int)a, (const void *)b, (size_t)c, (int)d, address, (uint32_t)f);
     }
+    // The bytes of a stream, gated on a stream to the system bus (stream_writes.c).
+    case SYS_write:
+        return lnp_write((int)a, (const void *)b, (size_t)c);
+    case SYS_writev:
+        return lnp_writev((int)a, (const struct iovec *)b, (int)c);
     case SYS_sendmsg:
         return lnp_sendmsg((int)a, lnp_copy_message(&copy.message, (const struct msghdr *)b), (int)c);
     case SYS_sendmmsg:

@@ -132,3 +132,18 @@ long lnp_call_sendmsg_first(int fd, const void *message, int flags) {
     lnp_sendmsg_fn next = (lnp_sendmsg_fn)lnp_next(LNP_NEXT_sendmsg);
     return next ? next(fd, message, flags) : lnp_missing();
 }
+
+long lnp_call_write_first(int fd, const void *buffer, size_t length) {
+    lnp_write_fn next = (lnp_write_fn)lnp_next(LNP_NEXT_write);
+    return next ? next(fd, buffer, length) : lnp_missing();
+}
+
+long lnp_call_writev_first(int fd, const void *pieces, int count) {
+    lnp_writev_fn next = (lnp_writev_fn)lnp_next(LNP_NEXT_writev);
+    return next ? next(fd, pieces, count) : lnp_missing();
+}
+
+long lnp_call_send_first(int fd, const void *buffer, size_t length, int flags) {
+    lnp_send_fn next = (lnp_send_fn)lnp_next(LNP_NEXT_send);
+    return next ? next(fd, buffer, length, flags) : lnp_missing();
+}

@@ -19,6 +19,9 @@ static void *domain_table;
 static uint64_t counters[8];
 static uint64_t record_holders[LNP_RECORD_BUFFERS];
 static unsigned char record_buffers[LNP_RECORD_BUFFERS * LNP_RECORD_BUFFER_SIZE];
+uint64_t lnp_bus_stream_count_word;
+static uint64_t bus_streams[LNP_BUS_STREAMS * LNP_BUS_STREAM_WORDS];
+static unsigned char bus_stream_bytes[LNP_BUS_STREAMS * LNP_BUS_HOLD];
 
 uint64_t *lnp_storage_settings(void) { return settings; }
 unsigned char *lnp_storage_program(void) { return program; }
@@ -33,3 +36,5 @@ uint64_t *lnp_storage_counters(void) { return counters; }
 uint64_t *lnp_storage_socket_flags(void) { return &socket_flags; }
 uint64_t *lnp_storage_record_holders(void) { return record_holders; }
 unsigned char *lnp_storage_record_buffers(void) { return record_buffers; }
+uint64_t *lnp_storage_bus_streams(void) { return bus_streams; }
+unsigned char *lnp_storage_bus_stream_bytes(void) { return bus_stream_bytes; }

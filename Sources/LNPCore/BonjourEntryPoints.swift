@@ -46,17 +46,46 @@ public func lnpGateBusCall(
     _ arguments: UnsafePointer<UnsafePointer<CChar>?>?, _ count: Int32
 ) -> Int32 {
     guard let method = busMethod(interface, member, signature) else { return Int32(LNP_BONJOUR_ALLOWED.rawValue) }
-    func argument(_ index: Int8) -> UnsafeBufferPointer<UInt8> {
+    return Int32(BusCallGate.decide(method) { index in
         guard index >= 0, Int32(index) < count, let arguments, let text = arguments[Int(index)] else {
             return UnsafeBufferPointer(start: nil, count: 0)
         }
         return CString.bytes(text, limit: 256)
+    }.rawValue)
+}
+
+/// libdbus decides the calls on its connection `fd` itself (bus_calls.c): the gate on the
+/// stream (`BusStreamGate`) lets it be.
+@_cdecl("lnp_bus_stream_claim")
+public func lnpBusStreamClaim(_ fd: Int32) { BusStreamGate.claim(fd) }
+
+/// A gated D-Bus method call, however it was read: by libdbus's accessors or from the stream.
+enum BusCallGate {
+    /// `argument(i)`: the text of the body's i-th argument, empty where it is none.
+    static func decide(_ method: BusMethod, argument: (Int8) -> UnsafeBufferPointer<UInt8>) -> lnp_bonjour_outcome {
+        guard method.asksTheLink(argument(method.localArgument)) else { return LNP_BONJOUR_ALLOWED }
+        return BonjourGate.decide(
+            method.operation, name: argument(method.nameArgument), type: argument(method.typeArgument), subject: method.subject,
+            namesARecord: method.namesARecord)
     }
-    guard method.asksTheLink(argument(method.localArgument)) else { return Int32(LNP_BONJOUR_ALLOWED.rawValue) }
-    return Int32(BonjourGate.decide(
-        method.operation, name: argument(method.nameArgument), type: argument(method.typeArgument), subject: method.subject,
-        namesARecord: method.namesARecord
-    ).rawValue)
+
+    /// A call read from the stream: `bytes` its start (`BusStream.readLimit` at most). If its
+    /// arguments are not all there (a body longer than that), it is decided as a call about
+    /// the link whose type is none declared.
+    static func decide(_ method: BusMethod, call: BusMessage, in bytes: UnsafeRawBufferPointer) -> lnp_bonjour_outcome {
+        var found = InlineArray<8, Range<Int>?>(repeating: nil)
+        let readable = call.arguments(in: bytes, into: &found) != nil
+        let words = UnsafeBufferPointer(start: bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), count: bytes.count)
+        let unknown: StaticString = "?"
+        let local: StaticString = "local"
+        return decide(method) { index in
+            guard index >= 0, index < 8 else { return UnsafeBufferPointer(start: nil, count: 0) }
+            if let range = found[Int(index)] { return UnsafeBufferPointer(rebasing: words[range]) }
+            guard !readable else { return UnsafeBufferPointer(start: nil, count: 0) }
+            let text = index == method.localArgument ? local : unknown
+            return UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount)
+        }
+    }
 }
 
 private func busMethod(

@@ -23,6 +23,11 @@ public struct ByteWriter {
         }
     }
 
+    /// Replaces a byte already written (a length known only once what follows is written).
+    public mutating func replace(at index: Int, with byte: UInt8) {
+        if index < count { base[index] = byte }
+    }
+
     public mutating func append(_ text: StaticString) {
         let start = text.utf8Start
         for i in 0..<text.utf8CodeUnitCount { append(start[i]) }

@@ -58,6 +58,7 @@ func socketSlowPath(_ domain: Int32, _ type: Int32, _ proto: Int32) -> Int {
 
 @_cdecl("lnp_connect")
 public func lnpConnect(_ fd: Int32, _ address: UnsafeMutableRawPointer, _ length: UInt32) -> Int {
+    if length >= 2 && address.loadUnaligned(as: UInt16.self) == UInt16(LNP_AF_UNIX) { return unixConnect(fd, address, length) }
     if HotPath.certainlyNotLocal(copy: address, length) { return lnp_call_connect(fd, address, length) }
     return connectSlowPath(fd, address, length)
 }
@@ -75,6 +76,7 @@ public func lnpSendto(
 
 @_cdecl("lnp_sendmsg")
 public func lnpSendmsg(_ fd: Int32, _ message: UnsafeMutablePointer<msghdr>?, _ flags: Int32) -> Int {
+    if !BusStreamGate.isIdle, let sent = sendmsgToBus(fd, message, flags) { return sent }
     if let header = MessageHeader(message),
         header.forcedInterface != 0 || header.firstHop != nil
             || !HotPath.certainlyNotLocal(UnsafeRawPointer(header.name), header.nameLength)
@@ -82,6 +84,67 @@ public func lnpSendmsg(_ fd: Int32, _ message: UnsafeMutablePointer<msghdr>?, _ 
         return sendmsgSlowPath(fd, message, flags)
     }
     return lnp_call_sendmsg(fd, message, flags)
+}
+
+// The bytes of a stream: gated only on a stream to the system bus (`BusStreamGate`), so
+// while the process has none they pass with one load.
+
+@_cdecl("lnp_write")
+public func lnpWrite(_ fd: Int32, _ buffer: UnsafeRawPointer?, _ length: Int) -> Int {
+    if BusStreamGate.isIdle { return lnp_call_write(fd, buffer, length) }
+    return writeSlowPath(fd, buffer, length)
+}
+
+@_cdecl("lnp_writev")
+public func lnpWritev(_ fd: Int32, _ pieces: UnsafeRawPointer?, _ count: Int32) -> Int {
+    if BusStreamGate.isIdle { return lnp_call_writev(fd, pieces, count) }
+    return writevSlowPath(fd, pieces, count)
+}
+
+@_cdecl("lnp_send")
+public func lnpSend(_ fd: Int32, _ buffer: UnsafeRawPointer?, _ length: Int, _ flags: Int32) -> Int {
+    if BusStreamGate.isIdle { return lnp_call_send(fd, buffer, length, flags) }
+    return sendSlowPath(fd, buffer, length, flags)
+}
+
+@inline(never)
+func writeSlowPath(_ fd: Int32, _ buffer: UnsafeRawPointer?, _ length: Int) -> Int {
+    guard let slot = BusStreamGate.watched(fd) else { return lnp_call_write(fd, buffer, length) }
+    var piece = iovec(iov_base: UnsafeMutableRawPointer(mutating: buffer), iov_len: length)
+    return BusStreamGate.write(slot, fd, pieces: &piece, count: 1, message: nil, flags: 0)
+}
+
+@inline(never)
+func writevSlowPath(_ fd: Int32, _ pieces: UnsafeRawPointer?, _ count: Int32) -> Int {
+    guard let slot = BusStreamGate.watched(fd) else { return lnp_call_writev(fd, pieces, count) }
+    return BusStreamGate.write(slot, fd, pieces: pieces, count: Int(count), message: nil, flags: 0)
+}
+
+@inline(never)
+func sendSlowPath(_ fd: Int32, _ buffer: UnsafeRawPointer?, _ length: Int, _ flags: Int32) -> Int {
+    guard let slot = BusStreamGate.watched(fd) else { return lnp_call_send(fd, buffer, length, flags) }
+    var piece = iovec(iov_base: UnsafeMutableRawPointer(mutating: buffer), iov_len: length)
+    return BusStreamGate.write(slot, fd, pieces: &piece, count: 1, message: nil, flags: flags)
+}
+
+/// sendmsg on a stream to the system bus, or nil for any other socket.
+@inline(never)
+func sendmsgToBus(_ fd: Int32, _ message: UnsafeMutablePointer<msghdr>?, _ flags: Int32) -> Int? {
+    guard let message, ProgramMemory.isPlausible(message), message.pointee.msg_name == nil,
+        let slot = BusStreamGate.watched(fd)
+    else { return nil }
+    return BusStreamGate.write(
+        slot, fd, pieces: UnsafeRawPointer(message.pointee.msg_iov), count: Int(message.pointee.msg_iovlen), message: message,
+        flags: flags)
+}
+
+/// connect of an AF_UNIX socket: one to the system bus is watched once connected.
+@inline(never)
+func unixConnect(_ fd: Int32, _ address: UnsafeMutableRawPointer, _ length: UInt32) -> Int {
+    let result = lnp_call_connect(fd, address, length)
+    guard result == 0 else { return result }
+    let refusal = BusStreamGate.connected(fd)
+    return refusal == 0 ? 0 : lnp_fail(refusal)
 }
 
 // The slow paths take exactly the C call's arguments and are free functions (a static one
@@ -158,10 +221,13 @@ public func lnpGateSendmsg(_ fd: Int32, _ message: UnsafeMutablePointer<msghdr>?
         firstHop: header.firstHop)
 }
 
-/// Whether `fd` is a raw socket that writes its own IP header: `sendmmsg` then sends its
-/// messages one by one through `lnp_sendmsg`, which copies each header.
-@_cdecl("lnp_socket_writes_header")
-public func lnpSocketWritesHeader(_ fd: Int32) -> Int32 { RawPackets.headerWriter(fd) != nil ? 1 : 0 }
+/// Whether `sendmmsg` sends `fd`'s messages one by one through `lnp_sendmsg`: a raw socket
+/// that writes its own IP header (each header is copied and decided), or a stream to the
+/// system bus (its bytes are).
+@_cdecl("lnp_send_one_by_one")
+public func lnpSendOneByOne(_ fd: Int32) -> Int32 {
+    RawPackets.headerWriter(fd) != nil || !BusStreamGate.isIdle && BusStreamGate.watched(fd) != nil ? 1 : 0
+}
 
 /// A run of `sendmmsg`'s messages (lnp's copy, at most LNP_MESSAGE_BATCH): returns how many
 /// leading messages may go, or minus the errno when the first one is denied. The hook sends

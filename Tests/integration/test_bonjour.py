@@ -142,6 +142,74 @@ def test_denied_clients_find_nothing_and_get_each_apis_error(bonjour, audit, sta
     assert "ResolveHostName" not in python.stderr
 
 
+# D-Bus clients that are not libdbus: GDBus, sd-bus, and jeepney (pure Python).
+GDBUS_BROWSE = ["gdbus", "call", "--system", "--dest", "org.freedesktop.Avahi", "--object-path", "/", "--method",
+                "org.freedesktop.Avahi.Server.ServiceBrowserNew", "--", "-1", "-1", "_ipp._tcp", "local", "0"]
+BUSCTL_RESOLVE = ["busctl", "call", "org.freedesktop.Avahi", "/", "org.freedesktop.Avahi.Server", "ResolveHostName",
+                  "iisiu", "--", "-1", "0", "peer.local", "0", "0"]
+JEEPNEY = [PYTHON, FIXTURES / "jeepney_bus_client.py", "_ipp._tcp"]
+NOBODY = 'org.freedesktop.DBus.Error.NameHasNoOwner: Name "lnp.LocalNetworkAccessDenied" does not exist'
+
+
+@pytest.fixture(scope="module")
+def bus_tools():
+    for tool in ("gdbus", "busctl"):
+        require(shutil.which(tool) is not None, f"{tool} is not installed")
+    require(run([PYTHON, "-c", "import jeepney"]).returncode == 0, "jeepney is not installed (scripts/deps test)")
+
+
+def test_dbus_clients_that_are_not_libdbus_are_gated_on_their_stream(bonjour, bus_tools, audit, state):
+    """GDBus, sd-bus and jeepney write D-Bus themselves: their calls are read on the stream to
+    the system bus. A refused one never reaches the daemon; the bus answers it with an error
+    naming lnp, and the connection goes on (jeepney's next call is answered)."""
+    denied = ["--deny", "--audit", audit.path]
+    gdbus = bonjour.lnp_run(denied, GDBUS_BROWSE, env=state)
+    assert gdbus.returncode != 0 and NOBODY in gdbus.stderr, gdbus.stdout + gdbus.stderr
+    busctl = bonjour.lnp_run(denied, BUSCTL_RESOLVE, env=state)
+    assert busctl.returncode != 0 and 'Name "lnp.LocalNetworkAccessDenied" does not exist' in busctl.stderr
+    assert "10.79.0.2" not in busctl.stdout
+    jeepney = bonjour.lnp_run(denied, JEEPNEY, env=state)
+    assert jeepney.stdout.splitlines() == [f"browse error {NOBODY}",
+                                           "version reply ('avahi 0.8',)"], jeepney.stdout + jeepney.stderr
+    assert records(audit) == [
+        ("browse", "_ipp._tcp", "deny", "run-option"),
+        ("resolve", "peer.local", "deny", "run-option"),
+        ("browse", "_ipp._tcp", "deny", "run-option"),
+    ]
+    assert all(r["exe"] != "/usr/bin/dbus-daemon" and r["by"] == "preload" for r in audit.records())
+
+    allowed = ["--allow", "--audit", audit.path]
+    gdbus = bonjour.lnp_run(allowed, GDBUS_BROWSE, env=state)
+    assert gdbus.returncode == 0 and "ServiceBrowser" in gdbus.stdout, gdbus.stderr
+    busctl = bonjour.lnp_run(allowed, BUSCTL_RESOLVE, env=state)
+    assert busctl.returncode == 0 and '"10.79.0.2"' in busctl.stdout, busctl.stderr
+    jeepney = bonjour.lnp_run(allowed, JEEPNEY, env=state)
+    assert jeepney.stdout.startswith("browse reply ('/Client"), jeepney.stdout + jeepney.stderr
+    assert [r[2] for r in records(audit)] == ["deny"] * 3 + ["allow"] * 3
+
+
+@pytest.mark.parametrize("mode", ["pieces", "fault"])
+def test_a_call_written_in_pieces_or_badly_is_read_before_it_goes(bonjour, bus_tools, audit, state, mode):
+    """A call written a few bytes at a time, through write, send, writev and sendmsg, is held
+    until it can be read, then decided once; a write from a pointer to nothing fails as the
+    kernel fails it (EFAULT), and the stream goes on."""
+    denied = bonjour.lnp_run(["--deny", "--audit", audit.path], [*JEEPNEY, mode], env=state)
+    expected = [f"browse error {NOBODY}", "version reply ('avahi 0.8',)"]
+    if mode == "fault":
+        expected.insert(0, "write of nothing: -1 Bad address")
+    assert denied.stdout.splitlines() == expected, denied.stdout + denied.stderr
+    allowed = bonjour.lnp_run(["--allow", "--audit", audit.path], [*JEEPNEY, mode], env=state)
+    assert "browse reply ('/Client" in allowed.stdout, allowed.stdout + allowed.stderr
+    assert records(audit) == [("browse", "_ipp._tcp", "deny", "run-option"), ("browse", "_ipp._tcp", "allow", "run-option")]
+
+
+def test_an_undeclared_type_is_refused_on_the_stream(bonjour, bus_tools, audit, state):
+    options = ["--allow", "--bonjour-services", "_http._tcp", "--audit", audit.path]
+    gdbus = bonjour.lnp_run(options, GDBUS_BROWSE, env=state)
+    assert 'Name "lnp.UndeclaredBonjourServiceType" does not exist' in gdbus.stderr, gdbus.stdout + gdbus.stderr
+    assert records(audit) == [("browse", "_ipp._tcp", "deny", "undeclared")]
+
+
 EVASIONS = FIXTURES / "avahi_bus_evasions.py"
 
 

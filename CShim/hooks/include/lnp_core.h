@@ -17,6 +17,11 @@ long lnp_socket(int domain, int type, int protocol);
 long lnp_connect(int fd, void *address, uint32_t length);
 long lnp_sendto(int fd, const void *buffer, size_t length, int flags, void *address, uint32_t address_length);
 long lnp_sendmsg(int fd, struct msghdr *message, int flags);
+// The bytes of a stream: gated only on a stream to the system bus (BusStreamGate.swift).
+struct iovec;
+long lnp_write(int fd, const void *buffer, size_t length);
+long lnp_writev(int fd, const struct iovec *pieces, int count);
+long lnp_send(int fd, const void *buffer, size_t length, int flags);
 
 // 0: let the call through; otherwise the errno it fails with.
 int lnp_gate_connect(int fd, void *address, uint32_t length);
@@ -28,8 +33,9 @@ int lnp_gate_bind(int fd, void *address, uint32_t length);
 int lnp_gate_setsockopt(int fd, int level, int name, void *value, uint32_t copied, uint32_t *length);
 // A run of messages: how many leading ones may go, or minus the errno when the first may not.
 int lnp_gate_sendmmsg(int fd, struct lnp_mmsghdr *messages, unsigned count, int flags);
-// Nonzero when `fd` is a raw socket writing its own IP header (its messages go one by one).
-int lnp_socket_writes_header(int fd);
+// Nonzero when sendmmsg sends `fd`'s messages one by one through lnp_sendmsg: a raw socket
+// writing its own IP header, or a stream to the system bus.
+int lnp_send_one_by_one(int fd);
 // Nonzero: the name is a denied .local name.
 int lnp_gate_resolve(const char *name);
 // Operations the C library performs itself for the program (Sources/LNPCore/LibraryEntryPoints.swift):
@@ -49,6 +55,9 @@ int lnp_gate_bonjour(int call, const char *name, const char *type);
 int lnp_bus_method_is_gated(const char *interface, const char *member, const char *signature);
 int lnp_gate_bus_call(const char *interface, const char *member, const char *signature, const char *const *arguments,
                       int count);
+// libdbus decides the calls on its connection `fd` itself (bus_calls.c): the gate on the
+// stream lets it be.
+void lnp_bus_stream_claim(int fd);
 
 void lnp_note_addrinfo(const char *name, const struct addrinfo *results);
 void lnp_note_hostent(const char *name, const struct hostent *host);

@@ -55,12 +55,18 @@ typedef long (*lnp_sendmmsg_fn)(int, void *, unsigned, int);
 typedef long (*lnp_bind_fn)(int, const void *, uint32_t);
 typedef long (*lnp_setsockopt_fn)(int, int, int, const void *, uint32_t);
 typedef long (*lnp_socket_fn)(int, int, int);
+typedef long (*lnp_write_fn)(int, const void *, size_t);
+typedef long (*lnp_writev_fn)(int, const void *, int);
+typedef long (*lnp_send_fn)(int, const void *, size_t, int);
 
 long lnp_call_socket_first(int domain, int type, int protocol);
 long lnp_call_connect_first(int fd, const void *address, uint32_t length);
 long lnp_call_sendto_first(int fd, const void *buffer, size_t length, int flags, const void *address,
                            uint32_t address_length);
 long lnp_call_sendmsg_first(int fd, const void *message, int flags);
+long lnp_call_write_first(int fd, const void *buffer, size_t length);
+long lnp_call_writev_first(int fd, const void *pieces, int count);
+long lnp_call_send_first(int fd, const void *buffer, size_t length, int flags);
 
 static inline void *lnp_next_known(enum lnp_next_symbol symbol) {
     return __atomic_load_n(&lnp_next_found[symbol], __ATOMIC_ACQUIRE);
@@ -95,6 +101,27 @@ static inline long lnp_call_sendmsg(int fd, const void *message, int flags) {
     lnp_sendmsg_fn next = (lnp_sendmsg_fn)lnp_next_known(LNP_NEXT_sendmsg);
     if (__builtin_expect(next != 0, 1)) return next(fd, message, flags);
     return lnp_call_sendmsg_first(fd, message, flags);
+}
+
+// write, writev and send are gated only on a stream to the system bus (BusStreamGate.swift),
+// which lnp sends with sendmsg; the supervisor does not watch them, so they need no page.
+
+static inline long lnp_call_write(int fd, const void *buffer, size_t length) {
+    lnp_write_fn next = (lnp_write_fn)lnp_next_known(LNP_NEXT_write);
+    if (__builtin_expect(next != 0, 1)) return next(fd, buffer, length);
+    return lnp_call_write_first(fd, buffer, length);
+}
+
+static inline long lnp_call_writev(int fd, const void *pieces, int count) {
+    lnp_writev_fn next = (lnp_writev_fn)lnp_next_known(LNP_NEXT_writev);
+    if (__builtin_expect(next != 0, 1)) return next(fd, pieces, count);
+    return lnp_call_writev_first(fd, pieces, count);
+}
+
+static inline long lnp_call_send(int fd, const void *buffer, size_t length, int flags) {
+    lnp_send_fn next = (lnp_send_fn)lnp_next_known(LNP_NEXT_send);
+    if (__builtin_expect(next != 0, 1)) return next(fd, buffer, length, flags);
+    return lnp_call_send_first(fd, buffer, length, flags);
 }
 
 // The hooks that are not hot, through the page in a supervised run.

@@ -38,6 +38,10 @@ enum {
     LNP_SYS_CONNECT = SYS_connect,
     LNP_SYS_PPOLL = SYS_ppoll,
     LNP_SYS_GETPPID = SYS_getppid,
+    LNP_SYS_GETPEERNAME = SYS_getpeername,
+    LNP_SYS_SHUTDOWN = SYS_shutdown,
+    LNP_SYS_SCHED_YIELD = SYS_sched_yield,
+    LNP_SYS_PROCESS_VM_READV = SYS_process_vm_readv,
 };
 
 enum { LNP_PR_GET_TSC = 25, LNP_PR_TSC_ENABLE = 1 };
@@ -47,7 +51,10 @@ enum {
     LNP_EMFILE = EMFILE, LNP_EINTR = EINTR, LNP_EISCONN = EISCONN, LNP_EAGAIN = EAGAIN,
     LNP_ENFILE = ENFILE, LNP_ENOBUFS = ENOBUFS, LNP_EACCES = EACCES, LNP_EPERM = EPERM,
     LNP_EAFNOSUPPORT = EAFNOSUPPORT, LNP_EIO = EIO, LNP_ECONNREFUSED = ECONNREFUSED,
+    LNP_ECONNRESET = ECONNRESET, LNP_EFAULT = EFAULT, LNP_EBADF = EBADF,
 };
+
+enum { LNP_SHUT_RDWR = SHUT_RDWR };
 
 // --- Between the Bonjour hooks (CShim/hooks/dnssd.c, bus_calls.c) and the core ------------
 
@@ -215,6 +222,11 @@ enum {
     LNP_DOMAIN_WORDS = 128,
     LNP_RECORD_BUFFERS = 4,
     LNP_RECORD_BUFFER_SIZE = 8192,
+    // Connections to the system bus whose stream is gated (BusStreamGate.swift): each a few
+    // words, and room for the start of a message written in pieces.
+    LNP_BUS_STREAMS = 8,
+    LNP_BUS_STREAM_WORDS = 8,
+    LNP_BUS_HOLD = 2048,
 };
 
 // Accessed on every call, so reachable without a call.
@@ -238,3 +250,8 @@ uint64_t *lnp_storage_counters(void);
 uint64_t *lnp_storage_socket_flags(void);
 uint64_t *lnp_storage_record_holders(void);
 unsigned char *lnp_storage_record_buffers(void);
+uint64_t *lnp_storage_bus_streams(void);
+unsigned char *lnp_storage_bus_stream_bytes(void);
+// How many bus streams are watched: read by every write, so reachable without a call.
+__attribute__((visibility("hidden"))) extern uint64_t lnp_bus_stream_count_word;
+static inline uint64_t *lnp_storage_bus_stream_count(void) { return &lnp_bus_stream_count_word; }

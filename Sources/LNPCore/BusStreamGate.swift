@@ -1,0 +1,412 @@
+import LNPSys
+
+/// The gate on a program's connections to the system bus, for D-Bus clients that are not
+/// libdbus (whose calls bus_calls.c decides): GDBus, sd-bus (busctl, resolvectl), jeepney,
+/// dbus-next. Their method calls that have Avahi or systemd-resolved browse, resolve or
+/// advertise (`BusMethod`) are decided as libdbus's are, on the bytes the program writes.
+///
+/// - A connection is watched from its connect: an AF_UNIX socket whose peer is bound at the
+///   system bus's path. The program's own socket talks to the bus, so the bus sees the
+///   program — its credentials, its pid — as it always did.
+/// - Every write to it (write, writev, send, sendto, sendmsg, sendmmsg) is read (`BusStream`)
+///   from lnp's copy, and the copy is what is sent: what was decided is what goes.
+/// - A refused call never reaches the bus. In its place goes a call with its serial to a name
+///   nobody owns (`BusStandIn`); the bus answers that with an error reply — NameHasNoOwner,
+///   naming `lnp.LocalNetworkAccessDenied` — so the program's call fails and its connection
+///   goes on.
+/// - A message written in pieces too small to read is held until enough has come; the
+///   program is told those bytes went, as a socket's buffer would.
+///
+/// The watched connections are a few slots of static storage (`BusStreamSlot`). Not seen: a
+/// copy of the descriptor (dup) written to under another number, a descriptor inherited
+/// through exec, bytes sent by sendfile or splice (README, "What is not gated").
+enum BusStreamGate {
+    static let slots = Int(LNP_BUS_STREAMS)
+
+    /// No connection is watched: every write passes at once (one load).
+    @inline(__always) static var isIdle: Bool { lnp_load_relaxed(lnp_storage_bus_stream_count()) == 0 }
+
+    /// The slot watching `fd`, if its socket is still the one connected (its cookie); a slot
+    /// whose socket is gone is let go.
+    static func watched(_ fd: Int32) -> BusStreamSlot? {
+        for index in 0..<slots {
+            let slot = BusStreamSlot(index)
+            guard slot.descriptor == fd else { continue }
+            slot.lock()
+            defer { slot.unlock() }
+            guard slot.descriptor == fd else { return nil }
+            if !slot.isGone { return slot }
+            slot.release()
+            return nil
+        }
+        return nil
+    }
+
+    /// After a connect of `fd` to `address` (AF_UNIX) succeeded: watches it if its peer is
+    /// the system bus. Returns 0, or the errno the connect fails with when no slot is free
+    /// (the socket is shut first: an unwatched stream must not carry calls).
+    static func connected(_ fd: Int32) -> Int32 {
+        guard isSystemBus(peerOf: fd), case .success(let cookie) = SocketTags.cookie(of: fd) else { return 0 }
+        if let slot = take(fd, cookie: cookie) {
+            slot.unlock()
+            return 0
+        }
+        _ = Sys.call(Int(LNP_SYS_SHUTDOWN), Int(fd), Int(LNP_SHUT_RDWR))
+        return Int32(LNP_ENOBUFS)
+    }
+
+    /// libdbus decides the calls on `fd` itself: its stream passes from now on.
+    static func claim(_ fd: Int32) {
+        guard !isIdle, let slot = watched(fd) else { return }
+        slot.lock()
+        if slot.descriptor == fd {
+            var stream = slot.stream
+            stream.phase = .library
+            slot.stream = stream
+        }
+        slot.unlock()
+    }
+
+    /// The paths a system bus listens on (the D-Bus specification's, and Debian's /run).
+    private static func isSystemBus(peerOf fd: Int32) -> Bool {
+        var address = InlineArray<112, UInt8>(repeating: 0)  // a sockaddr_un
+        var length: UInt32 = 110
+        let result = withUnsafeMutableBytes(of: &address) { raw in
+            withUnsafeMutablePointer(to: &length) {
+                Sys.call(Int(LNP_SYS_GETPEERNAME), Int(fd), Int(bitPattern: raw.baseAddress), Int(bitPattern: $0))
+            }
+        }
+        guard case .success = result, length > 2, length <= 110 else { return false }
+        return withUnsafeBytes(of: &address) { raw in
+            guard raw.loadUnaligned(as: UInt16.self) == UInt16(LNP_AF_UNIX) else { return false }
+            var end = 2
+            while end < Int(length) && raw[end] != 0 { end += 1 }
+            let path = UnsafeBufferPointer(start: raw.baseAddress!.assumingMemoryBound(to: UInt8.self) + 2, count: end - 2)
+            return Bytes.equal(path, "/run/dbus/system_bus_socket") || Bytes.equal(path, "/var/run/dbus/system_bus_socket")
+        }
+    }
+
+    /// A slot for `fd`, locked: one whose socket is gone — a free one first, else one whose
+    /// descriptor was closed (its number's socket is another now).
+    private static func take(_ fd: Int32, cookie: UInt64) -> BusStreamSlot? {
+        for pass in 0..<2 {
+            let freeOnly = pass == 0
+            for index in 0..<slots {
+                let slot = BusStreamSlot(index)
+                if freeOnly && slot.descriptor != nil { continue }
+                slot.lock()
+                if slot.isGone {
+                    slot.watch(fd, cookie: cookie)
+                    return slot
+                }
+                slot.unlock()
+            }
+        }
+        return nil
+    }
+
+    // MARK: - Writing
+
+    /// The most iovecs read of one write; a write with more is taken in parts.
+    static let piecesRead = 16
+
+    /// Writes the program's bytes — `pieces`, `count` iovecs wherever they are, and the
+    /// control messages of `message` — to the watched `fd` through the gate. Returns what
+    /// the call returns: the count of the program's bytes taken, or -1 with errno set.
+    static func write(
+        _ slot: BusStreamSlot, _ fd: Int32, pieces: UnsafeRawPointer?, count: Int, message: UnsafeMutablePointer<msghdr>?,
+        flags: Int32
+    ) -> Int {
+        var program = InlineArray<16, iovec>(repeating: iovec(iov_base: nil, iov_len: 0))
+        let pieceCount = min(max(count, 0), piecesRead)
+        let read = withUnsafeMutableBytes(of: &program) { raw in
+            ProgramBytes.read(from: pieces, count: pieceCount * MemoryLayout<iovec>.stride, into: raw)
+        }
+        guard case .success(let bytesOfPieces) = read, bytesOfPieces == pieceCount * MemoryLayout<iovec>.stride else {
+            return lnp_fail(Int32(LNP_EFAULT))
+        }
+        var total = 0
+        for index in 0..<pieceCount { total = min(total &+ program[index].iov_len, Int.max / 2) }
+        slot.lock()
+        defer { slot.unlock() }
+        // Let go by another thread meanwhile: the socket was closed.
+        guard slot.descriptor == fd else { return lnp_fail(Int32(LNP_EBADF)) }
+        var writer = BusStreamWriter(slot: slot, fd: fd, flags: flags, message: message)
+        return withUnsafeBytes(of: &program) { raw in
+            writer.write(pieces: UnsafeBufferPointer(start: raw.baseAddress!.assumingMemoryBound(to: iovec.self), count: pieceCount),
+                         total: total)
+        }
+    }
+}
+
+/// One write to a watched stream, under its slot's lock: the steps of `BusStream` carried out
+/// on a copy of the program's bytes (`scratch`, held bytes first).
+struct BusStreamWriter {
+    let slot: BusStreamSlot
+    let fd: Int32
+    let flags: Int32
+    /// The program's message, whose control messages (descriptors, credentials) go with the
+    /// first of its bytes that are sent.
+    var message: UnsafeMutablePointer<msghdr>?
+
+    init(slot: BusStreamSlot, fd: Int32, flags: Int32, message: UnsafeMutablePointer<msghdr>?) {
+        self.slot = slot
+        self.fd = fd
+        self.flags = flags
+        self.message = message
+    }
+
+    mutating func write(pieces: UnsafeBufferPointer<iovec>, total: Int) -> Int {
+        if total == 0 { return send(UnsafeRawBufferPointer(start: nil, count: 0), flags: flags) }
+        var taken = 0  // the program's bytes taken so far
+        var scratch = InlineArray<2048, UInt8>(repeating: 0)
+        return withUnsafeMutableBytes(of: &scratch) { scratch in
+            while true {
+                if let failure = flushOwed() { return taken > 0 ? taken : failure }
+                if taken >= total { return taken }
+                let held = slot.held
+                slot.copyHeld(into: scratch)
+                let gathered = ProgramBytes.gather(pieces, skipping: taken, into: UnsafeMutableRawBufferPointer(rebasing: scratch[held...]))
+                guard gathered > 0 || held > 0 else { return taken > 0 ? taken : lnp_fail(Int32(LNP_EFAULT)) }
+                let bytes = UnsafeRawBufferPointer(rebasing: scratch[0..<(held + gathered)])
+                var planned = slot.stream
+                var step = planned.scan(bytes, limit: bytes.count)
+                if case .decide(let call, let method) = step {
+                    let outcome = BusCallGate.decide(method, call: call, in: bytes)
+                    var stream = slot.stream
+                    if outcome == LNP_BONJOUR_ALLOWED {
+                        stream.passing = call.length
+                    } else {
+                        stream.swallowing = call.length
+                        if call.flags & BusMessage.noReplyExpected == 0 { slot.owe(standInFor: call, outcome: outcome) }
+                    }
+                    slot.stream = stream
+                    planned = stream
+                    step = planned.scan(bytes, limit: bytes.count)
+                }
+                switch step {
+                case .send(let count):
+                    let sent = send(UnsafeRawBufferPointer(rebasing: bytes[0..<count]), flags: flags)
+                    if sent < 0 {
+                        slot.hold(UnsafeRawBufferPointer(rebasing: bytes[0..<held]))  // as they were
+                        return taken > 0 ? taken : sent
+                    }
+                    // Held bytes that did not go are owed: decided, and the program was told.
+                    let consumed = max(sent, held)
+                    var stream = slot.stream
+                    _ = stream.scan(bytes, limit: consumed)
+                    slot.stream = stream
+                    slot.owe(UnsafeRawBufferPointer(rebasing: bytes[sent..<consumed]))
+                    taken += consumed - held
+                    if sent < count { return taken > 0 ? taken : lnp_fail(Int32(LNP_EAGAIN)) }
+                case .drop(let count):
+                    slot.stream = planned
+                    slot.hold(UnsafeRawBufferPointer(start: nil, count: 0))
+                    taken += count - held
+                case .hold:
+                    slot.hold(bytes)
+                    return taken + gathered
+                case .unreadable:
+                    var stream = slot.stream
+                    stream.phase = .broken
+                    slot.stream = stream
+                    _ = Sys.call(Int(LNP_SYS_SHUTDOWN), Int(fd), Int(LNP_SHUT_RDWR))
+                    return taken > 0 ? taken : lnp_fail(Int32(LNP_ECONNRESET))
+                case .decide:
+                    return taken > 0 ? taken : lnp_fail(Int32(LNP_ECONNRESET))  // decided above; never twice
+                }
+            }
+        }
+    }
+
+    /// Sends bytes lnp owes the stream (a stand-in, held bytes that did not go); nil when
+    /// none remain, else what the call returns (-1 with errno set).
+    private mutating func flushOwed() -> Int? {
+        while slot.owed > 0 {
+            let owed = slot.owedBytes
+            let sent = send(owed, flags: flags | Int32(LNP_MSG_NOSIGNAL))
+            if sent < 0 { return sent }
+            slot.paid(sent)
+            if sent < owed.count { return lnp_fail(Int32(LNP_EAGAIN)) }
+        }
+        return nil
+    }
+
+    /// sendmsg of `bytes`, with the program's control messages the first time.
+    private mutating func send(_ bytes: UnsafeRawBufferPointer, flags: Int32) -> Int {
+        var piece = iovec(iov_base: UnsafeMutableRawPointer(mutating: bytes.baseAddress), iov_len: bytes.count)
+        var header = msghdr()
+        if let message, message.pointee.msg_controllen > 0 {
+            header.msg_control = message.pointee.msg_control
+            header.msg_controllen = message.pointee.msg_controllen
+            self.message = nil
+        }
+        return withUnsafeMutablePointer(to: &piece) { piece in
+            header.msg_iov = piece
+            header.msg_iovlen = 1
+            return withUnsafeMutablePointer(to: &header) { lnp_call_sendmsg(fd, $0, flags) }
+        }
+    }
+}
+
+/// The program's bytes, read with process_vm_readv on itself: a bad pointer is EFAULT, as the
+/// kernel would answer the write, never a fault in the hook.
+enum ProgramBytes {
+    static func read(from address: UnsafeRawPointer?, count: Int, into buffer: UnsafeMutableRawBufferPointer) -> Result<Int, Errno> {
+        guard count > 0 else { return .success(0) }
+        var local = iovec(iov_base: buffer.baseAddress, iov_len: min(count, buffer.count))
+        var remote = iovec(iov_base: UnsafeMutableRawPointer(mutating: address), iov_len: min(count, buffer.count))
+        return withUnsafeMutablePointer(to: &local) { local in
+            withUnsafeMutablePointer(to: &remote) { remote in
+                Sys.call(Int(LNP_SYS_PROCESS_VM_READV), Int(Sys.getpid()), Int(bitPattern: local), 1, Int(bitPattern: remote), 1, 0)
+            }
+        }
+    }
+
+    /// Copies the program's bytes after the first `skipped` of `pieces` into `buffer`, as many
+    /// as fit; returns how many (fewer at a bad pointer).
+    static func gather(_ pieces: UnsafeBufferPointer<iovec>, skipping skipped: Int, into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        var skip = skipped
+        var filled = 0
+        for piece in pieces where filled < buffer.count {
+            if skip >= piece.iov_len {
+                skip -= piece.iov_len
+                continue
+            }
+            let start = piece.iov_base.map { UnsafeRawPointer($0) + skip }
+            let wanted = min(piece.iov_len - skip, buffer.count - filled)
+            skip = 0
+            guard case .success(let read) = read(from: start, count: wanted, into: UnsafeMutableRawBufferPointer(rebasing: buffer[filled...]))
+            else { break }
+            filled += read
+            if read < wanted { break }
+        }
+        return filled
+    }
+}
+
+/// One watched connection in static storage (CShim/sys/storage.c): words — its lock (the pid
+/// holding it), the descriptor number plus one, the socket's cookie, the `BusStream`, the
+/// counts of held and owed bytes — and room for those bytes. Held bytes are the program's,
+/// the start of a message not yet read; owed bytes are decided ones lnp must still send (a
+/// stand-in, or held bytes that did not all go). There are never both.
+struct BusStreamSlot {
+    let words: SharedWords
+    let bytes: UnsafeMutablePointer<UInt8>
+
+    private enum Word: Int {
+        case lock, descriptor, cookie, state, passing, swallowing, held, owed
+    }
+
+    init(_ index: Int) {
+        words = SharedWords(lnp_storage_bus_streams() + index * Int(LNP_BUS_STREAM_WORDS))
+        bytes = lnp_storage_bus_stream_bytes() + index * BusStream.readLimit
+    }
+
+    var descriptor: Int32? {
+        let word = words.load(Word.descriptor.rawValue)
+        return word == 0 ? nil : Int32(truncatingIfNeeded: word &- 1)
+    }
+
+    var cookie: UInt64 { words.loadRelaxed(Word.cookie.rawValue) }
+
+    /// Free, or its descriptor no longer the socket it watched.
+    var isGone: Bool {
+        guard let descriptor else { return true }
+        guard case .success(let current) = SocketTags.cookie(of: descriptor) else { return true }
+        return current != cookie
+    }
+
+    /// Taken by the process's threads in turn. The storage is the process's own, so a lock
+    /// held by another pid is a forked child's copy of its parent's, whose holder is not in
+    /// the child: taken over.
+    func lock() {
+        let me = UInt64(Sys.getpid())
+        while true {
+            let holder = words.load(Word.lock.rawValue)
+            if holder != me && words.compareExchange(Word.lock.rawValue, expected: holder, desired: me) { return }
+            _ = Sys.call(Int(LNP_SYS_SCHED_YIELD))
+        }
+    }
+
+    func unlock() { words.store(Word.lock.rawValue, 0) }
+
+    /// Starts watching `fd` here (locked).
+    func watch(_ fd: Int32, cookie: UInt64) {
+        let wasFree = descriptor == nil
+        words.store(Word.descriptor.rawValue, UInt64(UInt32(bitPattern: fd)) + 1)
+        words.store(Word.cookie.rawValue, cookie)
+        stream = BusStream()
+        words.store(Word.held.rawValue, 0)
+        words.store(Word.owed.rawValue, 0)
+        if wasFree { _ = lnp_fetch_add(lnp_storage_bus_stream_count(), 1) }
+    }
+
+    /// Stops watching (locked).
+    func release() {
+        guard descriptor != nil else { return }
+        words.store(Word.descriptor.rawValue, 0)
+        _ = lnp_fetch_add(lnp_storage_bus_stream_count(), UInt64.max)
+    }
+
+    var stream: BusStream {
+        get {
+            let word = words.loadRelaxed(Word.state.rawValue)
+            var stream = BusStream()
+            stream.phase = BusStream.Phase(rawValue: UInt8(truncatingIfNeeded: word)) ?? .broken
+            stream.started = word >> 8 & 1 != 0
+            stream.matched = UInt8(truncatingIfNeeded: word >> 16)
+            stream.passing = Int(truncatingIfNeeded: words.loadRelaxed(Word.passing.rawValue))
+            stream.swallowing = Int(truncatingIfNeeded: words.loadRelaxed(Word.swallowing.rawValue))
+            return stream
+        }
+        nonmutating set {
+            words.storeRelaxed(
+                Word.state.rawValue,
+                UInt64(newValue.phase.rawValue) | (newValue.started ? 1 << 8 : 0) | UInt64(newValue.matched) << 16)
+            words.storeRelaxed(Word.passing.rawValue, UInt64(newValue.passing))
+            words.storeRelaxed(Word.swallowing.rawValue, UInt64(newValue.swallowing))
+        }
+    }
+
+    var held: Int { min(Int(truncatingIfNeeded: words.loadRelaxed(Word.held.rawValue)), BusStream.readLimit) }
+    var owed: Int { min(Int(truncatingIfNeeded: words.loadRelaxed(Word.owed.rawValue)), BusStream.readLimit) }
+    var owedBytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: bytes, count: owed) }
+
+    func copyHeld(into buffer: UnsafeMutableRawBufferPointer) {
+        for index in 0..<held { buffer[index] = bytes[index] }
+    }
+
+    /// Keeps `kept` (at most `readLimit` bytes) as the held start of a message.
+    func hold(_ kept: UnsafeRawBufferPointer) {
+        let count = min(kept.count, BusStream.readLimit)
+        for index in 0..<count { bytes[index] = kept[index] }
+        words.storeRelaxed(Word.held.rawValue, UInt64(count))
+    }
+
+    /// Owes the stream `owed` (decided bytes still to send), in place of anything held.
+    func owe(_ owed: UnsafeRawBufferPointer) {
+        let count = min(owed.count, BusStream.readLimit)
+        for index in 0..<count { bytes[index] = owed[index] }
+        words.storeRelaxed(Word.held.rawValue, 0)
+        words.storeRelaxed(Word.owed.rawValue, UInt64(count))
+    }
+
+    /// Owes the stream the stand-in for a refused call.
+    func owe(standInFor call: BusMessage, outcome: lnp_bonjour_outcome) {
+        let raw = UnsafeMutableRawBufferPointer(start: bytes, count: BusStream.readLimit)
+        var writer = ByteWriter(raw)
+        let written = outcome == LNP_BONJOUR_UNDECLARED
+            ? BusStandIn.write(for: call, destination: "lnp.UndeclaredBonjourServiceType", to: &writer)
+            : BusStandIn.write(for: call, destination: "lnp.LocalNetworkAccessDenied", to: &writer)
+        words.storeRelaxed(Word.held.rawValue, 0)
+        words.storeRelaxed(Word.owed.rawValue, written ? UInt64(writer.count) : 0)
+    }
+
+    /// `count` of the owed bytes went.
+    func paid(_ count: Int) {
+        let remaining = max(owed - count, 0)
+        for index in 0..<remaining { bytes[index] = bytes[index + count] }
+        words.storeRelaxed(Word.owed.rawValue, UInt64(remaining))
+    }
+}
