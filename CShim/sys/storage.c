@@ -21,7 +21,7 @@ static uint64_t record_holders[LNP_RECORD_BUFFERS];
 static unsigned char record_buffers[LNP_RECORD_BUFFERS * LNP_RECORD_BUFFER_SIZE];
 uint64_t lnp_bus_stream_count_word;
 static uint64_t bus_streams[LNP_BUS_STREAMS * LNP_BUS_STREAM_WORDS];
-static unsigned char bus_stream_bytes[LNP_BUS_STREAMS * LNP_BUS_HOLD];
+static unsigned char bus_stream_bytes[LNP_BUS_STREAMS * 2 * LNP_BUS_HOLD];
 
 uint64_t *lnp_storage_settings(void) { return settings; }
 unsigned char *lnp_storage_program(void) { return program; }

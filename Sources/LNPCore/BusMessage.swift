@@ -29,12 +29,15 @@ public struct BusMessage {
     public var length: Int = 0
     /// Where the header fields and the body lie in the message's bytes (the body: as far as
     /// the bytes read reach).
-    public var path: Range<Int>? = nil
-    public var interface: Range<Int>? = nil
-    public var member: Range<Int>? = nil
-    public var destination: Range<Int>? = nil
-    public var sender: Range<Int>? = nil
-    public var signature: Range<Int>? = nil
+    public var path: Range<Int>? { fields[0].range }
+    public var interface: Range<Int>? { fields[1].range }
+    public var member: Range<Int>? { fields[2].range }
+    public var destination: Range<Int>? { fields[3].range }
+    public var sender: Range<Int>? { fields[4].range }
+    public var signature: Range<Int>? { fields[5].range }
+    /// The fields above, each a span in one word: the message is copied at every step of the
+    /// stream's reading, so it is kept small.
+    var fields = InlineArray<6, Span>(repeating: Span())
     public var body: Range<Int> = 0..<0
 
     /// The length of the whole message whose first 16 bytes these are; nil when they cannot
@@ -70,12 +73,12 @@ public struct BusMessage {
             let type = bytes[at + 2]
             guard let (value, next) = basicValue(type, in: bytes, at: at + 4, end: fieldsEnd, little: little) else { return nil }
             switch code {
-            case 1: message.path = value
-            case 2: message.interface = value
-            case 3: message.member = value
-            case 6: message.destination = value
-            case 7: message.sender = value
-            case 8: message.signature = value
+            case 1: message.fields[0] = Span(value)
+            case 2: message.fields[1] = Span(value)
+            case 3: message.fields[2] = Span(value)
+            case 6: message.fields[3] = Span(value)
+            case 7: message.fields[4] = Span(value)
+            case 8: message.fields[5] = Span(value)
             default: break
             }
             at = next
@@ -106,6 +109,19 @@ public struct BusMessage {
             at = next
         }
         return count
+    }
+
+    /// Where a field's bytes lie, in one word: start and end (messages are at most 2^27
+    /// bytes long), or none.
+    struct Span: BitwiseCopyable {
+        private var word: UInt64 = UInt64.max
+
+        init() {}
+        init(_ range: Range<Int>) { word = UInt64(range.lowerBound) << 32 | UInt64(range.upperBound) }
+
+        var range: Range<Int>? {
+            word == UInt64.max ? nil : Int(word >> 32)..<Int(word & 0xffff_ffff)
+        }
     }
 
     // MARK: Reading values

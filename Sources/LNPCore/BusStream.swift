@@ -40,9 +40,9 @@ public struct BusStream: Equatable, BitwiseCopyable {
         case send(Int)
         /// The first n bytes are dropped: the rest of a refused call.
         case drop(Int)
-        /// A call lnp gates starts the bytes: decide it, set `passing` or `swallowing` to its
-        /// length, and scan again.
-        case decide(BusMessage, BusMethod)
+        /// A call lnp gates starts the bytes (`gatedCall`): decide it, set `passing` or
+        /// `swallowing` to its length, and scan again.
+        case decide
         /// The bytes are the start of a message, too little of it to read: keep them.
         case hold
         /// Where a message should start, the bytes are not one.
@@ -79,7 +79,7 @@ public struct BusStream: Equatable, BitwiseCopyable {
                 switch Self.classify(UnsafeRawBufferPointer(rebasing: bytes[at...])) {
                 case .short: return at == 0 ? .hold : .send(at)
                 case .unreadable: return at == 0 ? .unreadable : .send(at)
-                case .gated(let message, let method): return at == 0 ? .decide(message, method) : .send(at)
+                case .gated: return at == 0 ? .decide : .send(at)
                 case .other(let length): passing = length
                 }
             }
@@ -116,7 +116,7 @@ public struct BusStream: Equatable, BitwiseCopyable {
     }
 
     enum Boundary {
-        case short, unreadable, other(Int), gated(BusMessage, BusMethod)
+        case short, unreadable, other(Int), gated
     }
 
     /// What the message these bytes start is, from its first `readLimit` bytes at most.
@@ -128,14 +128,23 @@ public struct BusStream: Equatable, BitwiseCopyable {
         // Header fields longer than the limit: unreadable (the specification's fields are a
         // few names; no client writes that many).
         guard let message = BusMessage.read(UnsafeRawBufferPointer(rebasing: bytes[0..<needed])) else { return .unreadable }
-        guard message.kind == .methodCall, let member = message.member, let signature = message.signature else {
-            return .other(length)
-        }
+        return method(of: message, in: bytes) == nil ? .other(length) : .gated
+    }
+
+    /// The call lnp gates that these bytes start (`Step.decide`), and its method.
+    public static func gatedCall(_ bytes: UnsafeRawBufferPointer) -> (BusMessage, BusMethod)? {
+        guard bytes.count >= BusMessage.fixedLength, let length = BusMessage.length(ofMessageStartingWith: bytes),
+            let message = BusMessage.read(UnsafeRawBufferPointer(rebasing: bytes[0..<min(length, readLimit, bytes.count)])),
+            let method = method(of: message, in: bytes)
+        else { return nil }
+        return (message, method)
+    }
+
+    private static func method(of message: BusMessage, in bytes: UnsafeRawBufferPointer) -> BusMethod? {
+        guard message.kind == .methodCall, let member = message.member, let signature = message.signature else { return nil }
         let words = UnsafeBufferPointer(start: bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), count: bytes.count)
-        let method = BusMethod.find(
+        return BusMethod.find(
             interface: message.interface.map { UnsafeBufferPointer(rebasing: words[$0]) },
             member: UnsafeBufferPointer(rebasing: words[member]), signature: UnsafeBufferPointer(rebasing: words[signature]))
-        guard let method else { return .other(length) }
-        return .gated(message, method)
     }
 }

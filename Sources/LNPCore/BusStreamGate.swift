@@ -140,7 +140,7 @@ enum BusStreamGate {
 }
 
 /// One write to a watched stream, under its slot's lock: the steps of `BusStream` carried out
-/// on a copy of the program's bytes (`scratch`, held bytes first).
+/// on a copy of the program's bytes (the slot's `scratch`, held bytes first).
 struct BusStreamWriter {
     let slot: BusStreamSlot
     let fd: Int32
@@ -159,8 +159,8 @@ struct BusStreamWriter {
     mutating func write(pieces: UnsafeBufferPointer<iovec>, total: Int) -> Int {
         if total == 0 { return send(UnsafeRawBufferPointer(start: nil, count: 0), flags: flags) }
         var taken = 0  // the program's bytes taken so far
-        var scratch = InlineArray<2048, UInt8>(repeating: 0)
-        return withUnsafeMutableBytes(of: &scratch) { scratch in
+        let scratch = slot.scratch
+        do {
             while true {
                 if let failure = flushOwed() { return taken > 0 ? taken : failure }
                 if taken >= total { return taken }
@@ -171,7 +171,7 @@ struct BusStreamWriter {
                 let bytes = UnsafeRawBufferPointer(rebasing: scratch[0..<(held + gathered)])
                 var planned = slot.stream
                 var step = planned.scan(bytes, limit: bytes.count)
-                if case .decide(let call, let method) = step {
+                if case .decide = step, let (call, method) = BusStream.gatedCall(bytes) {
                     let outcome = BusCallGate.decide(method, call: call, in: bytes)
                     var stream = slot.stream
                     if outcome == LNP_BONJOUR_ALLOWED {
@@ -193,9 +193,13 @@ struct BusStreamWriter {
                     }
                     // Held bytes that did not go are owed: decided, and the program was told.
                     let consumed = max(sent, held)
-                    var stream = slot.stream
-                    _ = stream.scan(bytes, limit: consumed)
-                    slot.stream = stream
+                    if sent == count {
+                        slot.stream = planned  // as planned: the state after all of it
+                    } else {
+                        var stream = slot.stream
+                        _ = stream.scan(bytes, limit: consumed)
+                        slot.stream = stream
+                    }
                     slot.owe(UnsafeRawBufferPointer(rebasing: bytes[sent..<consumed]))
                     taken += consumed - held
                     if sent < count { return taken > 0 ? taken : lnp_fail(Int32(LNP_EAGAIN)) }
@@ -289,7 +293,8 @@ enum ProgramBytes {
 /// holding it), the descriptor number plus one, the socket's cookie, the `BusStream`, the
 /// counts of held and owed bytes — and room for those bytes. Held bytes are the program's,
 /// the start of a message not yet read; owed bytes are decided ones lnp must still send (a
-/// stand-in, or held bytes that did not all go). There are never both.
+/// stand-in, or held bytes that did not all go). There are never both. Then as much room
+/// again for the copy of the program's bytes a write reads.
 struct BusStreamSlot {
     let words: SharedWords
     let bytes: UnsafeMutablePointer<UInt8>
@@ -300,7 +305,12 @@ struct BusStreamSlot {
 
     init(_ index: Int) {
         words = SharedWords(lnp_storage_bus_streams() + index * Int(LNP_BUS_STREAM_WORDS))
-        bytes = lnp_storage_bus_stream_bytes() + index * BusStream.readLimit
+        bytes = lnp_storage_bus_stream_bytes() + index * 2 * BusStream.readLimit
+    }
+
+    /// Room for the copy of what the program writes (used under the lock).
+    var scratch: UnsafeMutableRawBufferPointer {
+        UnsafeMutableRawBufferPointer(start: bytes + BusStream.readLimit, count: BusStream.readLimit)
     }
 
     var descriptor: Int32? {

@@ -223,7 +223,8 @@ enum {
     LNP_RECORD_BUFFERS = 4,
     LNP_RECORD_BUFFER_SIZE = 8192,
     // Connections to the system bus whose stream is gated (BusStreamGate.swift): each a few
-    // words, and room for the start of a message written in pieces.
+    // words, room for the start of a message written in pieces, and as much for the copy of
+    // what the program writes.
     LNP_BUS_STREAMS = 8,
     LNP_BUS_STREAM_WORDS = 8,
     LNP_BUS_HOLD = 2048,
