@@ -2,12 +2,14 @@
 // the instructions each preload adds per call (run twice with different COUNTs).
 //   calls sendto ADDRESS PORT COUNT   one UDP socket, COUNT sendto calls
 //   calls cycle ADDRESS PORT COUNT    COUNT times: socket, connect (UDP), close
+//   calls write ADDRESS PORT COUNT    COUNT one-byte writes to /dev/null (the address unused)
 //   calls spread ADDRESS PORT COUNT DISTINCT
 //                                     COUNT sendto calls, cycling through DISTINCT addresses
 //                                     from ADDRESS on; prints the wall-clock ns per call
 //   calls timed-sendto|timed-cycle ADDRESS PORT COUNT
 //                                     as sendto and cycle, printing the wall-clock ns per call
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,7 +25,7 @@ static double nanoseconds(void) {
 
 int main(int argc, char **argv) {
     if (argc != 5 && !(argc == 6 && strcmp(argv[1], "spread") == 0)) {
-        fprintf(stderr, "usage: calls [timed-]sendto|[timed-]cycle ADDRESS PORT COUNT, or calls spread ADDRESS PORT COUNT DISTINCT\n");
+        fprintf(stderr, "usage: calls [timed-]sendto|[timed-]cycle|write ADDRESS PORT COUNT, or calls spread ADDRESS PORT COUNT DISTINCT\n");
         return 2;
     }
     struct sockaddr_in address = {.sin_family = AF_INET, .sin_port = htons((unsigned short)atoi(argv[3]))};
@@ -49,6 +51,10 @@ int main(int argc, char **argv) {
     } else if (strcmp(mode, "sendto") == 0) {
         int fd = socket(AF_INET, SOCK_DGRAM, 0);
         for (long i = 0; i < count; i++) sendto(fd, "x", 1, 0, (struct sockaddr *)&address, sizeof address);
+        close(fd);
+    } else if (strcmp(mode, "write") == 0) {
+        int fd = open("/dev/null", O_WRONLY);
+        for (long i = 0; i < count; i++) write(fd, "x", 1);
         close(fd);
     } else {
         for (long i = 0; i < count; i++) {
