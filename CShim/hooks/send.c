@@ -11,7 +11,8 @@ ssize_t sendto(int fd, const void *buffer, size_t length, int flags, const struc
                socklen_t address_length) {
     struct lnp_sockaddr_copy copy;
     void *copied = lnp_copy_sockaddr_or_null(&copy, address, address_length);
-    if (!address) return lnp_send(fd, buffer, length, flags);  // send() by another name
+    // No address (the kernel ignores one of length 0): send() by another name.
+    if (!address || address_length == 0) return lnp_send(fd, buffer, length, flags);
     if (!copied) return lnp_call_sendto(fd, buffer, length, flags, address, address_length);  // refused unread
     return lnp_sendto(fd, buffer, length, flags, copied, address_length);
 }

@@ -68,7 +68,7 @@ long syscall(long number, ...) {
     // sendto and sendmsg as the whole calls (through the next sendto and sendmsg, the same
     // system calls), so that a raw socket's own IP header is decided on a copy too.
     case SYS_sendto: {
-        if (!e) return lnp_send((int)a, (const void *)b, (size_t)c, (int)d);
+        if (!e || (uint32_t)f == 0) return lnp_send((int)a, (const void *)b, (size_t)c, (int)d);  // no address
         void *address = lnp_copy_sockaddr_or_null(&copy.address, (const void *)e, (uint32_t)f);
         if (!address) break;  // an address the kernel refuses unread
         return lnp_sendto((int)a, (const void *)b, (size_t)c, (int)d, address, (uint32_t)f);

@@ -52,6 +52,23 @@ public struct BusMessage {
         return total <= longest ? total : nil
     }
 
+    /// What the fixed header of the message these bytes start says (kind, flags, serial, byte
+    /// order, length), with no field read.
+    public static func fixedHeader(_ bytes: UnsafeRawBufferPointer) -> BusMessage? {
+        guard let total = length(ofMessageStartingWith: bytes), let little = byteOrder(bytes[0]),
+            let kind = Kind(rawValue: bytes[1])
+        else { return nil }
+        var message = BusMessage(kind: kind, flags: bytes[2], serial: word(bytes, at: 8, little: little), littleEndian: little)
+        message.length = total
+        return message
+    }
+
+    /// Where the header fields of the message whose first 16 bytes these are end.
+    public static func fieldsEnd(ofMessageStartingWith bytes: UnsafeRawBufferPointer) -> Int {
+        guard bytes.count >= fixedLength, let little = byteOrder(bytes[0]) else { return 0 }
+        return fixedLength + Int(word(bytes, at: 12, little: little))
+    }
+
     /// Reads a message from its first bytes (at most the `length(ofMessageStartingWith:)` they
     /// count), which must hold all its header fields; nil if they do not.
     public static func read(_ bytes: UnsafeRawBufferPointer) -> BusMessage? {

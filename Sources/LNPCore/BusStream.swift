@@ -18,7 +18,8 @@ public struct BusStream: Equatable, BitwiseCopyable {
 
     public var phase = Phase.authenticating
     /// Authenticating: whether the stream's first byte (the credentials byte) went, and how
-    /// much of `BEGIN\r\n` the current line has matched (`otherLine`: a line that is not it).
+    /// much of `BEGIN\r\n` the current line has matched (`otherLine`: a line that is not it;
+    /// `beginLine`: BEGIN with arguments after it, which the bus ignores).
     var started = false
     var matched: UInt8 = 0
     /// Bytes of the current message still to go as they are, or to drop (a refused call's).
@@ -27,6 +28,7 @@ public struct BusStream: Equatable, BitwiseCopyable {
 
     static let begin: StaticString = "BEGIN\r\n"
     static let otherLine: UInt8 = 0xff
+    static let beginLine: UInt8 = 0xfe
 
     /// The most of a message's start read to know what it is: its header fields and the
     /// arguments the gate reads. A message written in smaller pieces is held until this much
@@ -45,6 +47,10 @@ public struct BusStream: Equatable, BitwiseCopyable {
         case decide
         /// The bytes are the start of a message, too little of it to read: keep them.
         case hold
+        /// A message whose header fields do not fit in `readLimit` bytes (an object path of
+        /// kilobytes): lnp cannot tell what it calls, so it is refused as a gated call is, with
+        /// no record — set `swallowing` to its length and scan again.
+        case refuse
         /// Where a message should start, the bytes are not one.
         case unreadable
     }
@@ -80,6 +86,7 @@ public struct BusStream: Equatable, BitwiseCopyable {
                 case .short: return at == 0 ? .hold : .send(at)
                 case .unreadable: return at == 0 ? .unreadable : .send(at)
                 case .gated: return at == 0 ? .decide : .send(at)
+                case .oversized: return at == 0 ? .refuse : .send(at)
                 case .other(let length): passing = length
                 }
             }
@@ -98,8 +105,17 @@ public struct BusStream: Equatable, BitwiseCopyable {
                 started = true  // the credentials byte, NUL
                 continue
             }
-            if matched == Self.otherLine {
-                if byte == UInt8(ascii: "\n") { matched = 0 }
+            if matched == Self.otherLine || matched == Self.beginLine {
+                guard byte == UInt8(ascii: "\n") else { continue }
+                if matched == Self.beginLine {
+                    phase = .messages
+                    return at
+                }
+                matched = 0
+                continue
+            }
+            if matched == 5 && (byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t")) {
+                matched = Self.beginLine
                 continue
             }
             if byte == Self.begin.utf8Start[Int(matched)] {
@@ -116,7 +132,7 @@ public struct BusStream: Equatable, BitwiseCopyable {
     }
 
     enum Boundary {
-        case short, unreadable, other(Int), gated
+        case short, unreadable, oversized, other(Int), gated
     }
 
     /// What the message these bytes start is, from its first `readLimit` bytes at most.
@@ -125,9 +141,9 @@ public struct BusStream: Equatable, BitwiseCopyable {
         guard let length = BusMessage.length(ofMessageStartingWith: bytes) else { return .unreadable }
         let needed = min(length, readLimit)
         guard bytes.count >= needed else { return .short }
-        // Header fields longer than the limit: unreadable (the specification's fields are a
-        // few names; no client writes that many).
-        guard let message = BusMessage.read(UnsafeRawBufferPointer(rebasing: bytes[0..<needed])) else { return .unreadable }
+        guard let message = BusMessage.read(UnsafeRawBufferPointer(rebasing: bytes[0..<needed])) else {
+            return BusMessage.fieldsEnd(ofMessageStartingWith: bytes) > needed ? .oversized : .unreadable
+        }
         return method(of: message, in: bytes) == nil ? .other(length) : .gated
     }
 

@@ -34,10 +34,10 @@ enum BusStreamGate {
             guard slot.descriptor == fd else { continue }
             slot.lock()
             defer { slot.unlock() }
-            guard slot.descriptor == fd else { return nil }
+            guard slot.descriptor == fd else { continue }
             if !slot.isGone { return slot }
-            slot.release()
-            return nil
+            slot.release()  // its socket was closed: another slot may watch this number's
+            continue
         }
         return nil
     }
@@ -47,6 +47,7 @@ enum BusStreamGate {
     /// (the socket is shut first: an unwatched stream must not carry calls).
     static func connected(_ fd: Int32) -> Int32 {
         guard isSystemBus(peerOf: fd), case .success(let cookie) = SocketTags.cookie(of: fd) else { return 0 }
+        _ = watched(fd)  // lets go of a slot left by a closed socket of the same number
         if let slot = take(fd, cookie: cookie) {
             slot.unlock()
             return 0
@@ -107,33 +108,51 @@ enum BusStreamGate {
 
     // MARK: - Writing
 
-    /// The most iovecs read of one write; a write with more is taken in parts.
+    /// The most iovecs held at once of one write (empty ones are skipped); a write with more
+    /// is taken in parts, as the kernel may take it.
     static let piecesRead = 16
+    /// The kernel's limit on a call's iovecs (UIO_MAXIOV).
+    static let piecesAllowed = 1024
 
     /// Writes the program's bytes — `pieces`, `count` iovecs wherever they are, and the
     /// control messages of `message` — to the watched `fd` through the gate. Returns what
     /// the call returns: the count of the program's bytes taken, or -1 with errno set.
+    /// `tooMany`: the errno for more iovecs than the kernel takes (EINVAL, sendmsg's EMSGSIZE).
     static func write(
         _ slot: BusStreamSlot, _ fd: Int32, pieces: UnsafeRawPointer?, count: Int, message: UnsafeMutablePointer<msghdr>?,
-        flags: Int32
+        flags: Int32, tooMany: Int32 = Int32(LNP_EINVAL)
     ) -> Int {
+        guard count >= 0, count <= piecesAllowed else { return lnp_fail(count < 0 ? Int32(LNP_EINVAL) : tooMany) }
         var program = InlineArray<16, iovec>(repeating: iovec(iov_base: nil, iov_len: 0))
-        let pieceCount = min(max(count, 0), piecesRead)
-        let read = withUnsafeMutableBytes(of: &program) { raw in
-            ProgramBytes.read(from: pieces, count: pieceCount * MemoryLayout<iovec>.stride, into: raw)
-        }
-        guard case .success(let bytesOfPieces) = read, bytesOfPieces == pieceCount * MemoryLayout<iovec>.stride else {
-            return lnp_fail(Int32(LNP_EFAULT))
-        }
+        var held = 0
         var total = 0
-        for index in 0..<pieceCount { total = min(total &+ program[index].iov_len, Int.max / 2) }
+        let stride = MemoryLayout<iovec>.stride
+        // The first `piecesRead` pieces that hold bytes, read from the program 16 at a time.
+        var index = 0
+        while index < count && held < piecesRead {
+            var batch = InlineArray<16, iovec>(repeating: iovec(iov_base: nil, iov_len: 0))
+            let batchCount = min(count - index, 16)
+            let read = withUnsafeMutableBytes(of: &batch) { raw in
+                ProgramBytes.read(from: pieces.map { $0 + index * stride }, count: batchCount * stride, into: raw)
+            }
+            guard case .success(let length) = read, length == batchCount * stride else { return lnp_fail(Int32(LNP_EFAULT)) }
+            for piece in 0..<batchCount where held < piecesRead {
+                // A length above SSIZE_MAX the kernel refuses.
+                guard batch[piece].iov_len >= 0 else { return lnp_fail(Int32(LNP_EINVAL)) }
+                guard batch[piece].iov_len > 0 else { continue }
+                program[held] = batch[piece]
+                held += 1
+                total = min(total &+ batch[piece].iov_len, Int.max / 2)
+            }
+            index += batchCount
+        }
         slot.lock()
         defer { slot.unlock() }
         // Let go by another thread meanwhile: the socket was closed.
         guard slot.descriptor == fd else { return lnp_fail(Int32(LNP_EBADF)) }
         var writer = BusStreamWriter(slot: slot, fd: fd, flags: flags, message: message)
         return withUnsafeBytes(of: &program) { raw in
-            writer.write(pieces: UnsafeBufferPointer(start: raw.baseAddress!.assumingMemoryBound(to: iovec.self), count: pieceCount),
+            writer.write(pieces: UnsafeBufferPointer(start: raw.baseAddress!.assumingMemoryBound(to: iovec.self), count: held),
                          total: total)
         }
     }
@@ -156,82 +175,108 @@ struct BusStreamWriter {
         self.message = message
     }
 
+    /// The program's call: what lnp owes the stream goes first, then the steps.
     mutating func write(pieces: UnsafeBufferPointer<iovec>, total: Int) -> Int {
+        if let failure = flushOwed() { return failure }
         if total == 0 { return send(UnsafeRawBufferPointer(start: nil, count: 0), flags: flags) }
-        var taken = 0  // the program's bytes taken so far
-        let scratch = slot.scratch
-        do {
-            while true {
-                if let failure = flushOwed() { return taken > 0 ? taken : failure }
-                if taken >= total { return taken }
-                let held = slot.held
-                slot.copyHeld(into: scratch)
-                let gathered = ProgramBytes.gather(pieces, skipping: taken, into: UnsafeMutableRawBufferPointer(rebasing: scratch[held...]))
-                guard gathered > 0 || held > 0 else { return taken > 0 ? taken : lnp_fail(Int32(LNP_EFAULT)) }
-                let bytes = UnsafeRawBufferPointer(rebasing: scratch[0..<(held + gathered)])
-                var planned = slot.stream
-                var step = planned.scan(bytes, limit: bytes.count)
-                if case .decide = step, let (call, method) = BusStream.gatedCall(bytes) {
-                    let outcome = BusCallGate.decide(method, call: call, in: bytes)
-                    var stream = slot.stream
-                    if outcome == LNP_BONJOUR_ALLOWED {
-                        stream.passing = call.length
-                    } else {
-                        stream.swallowing = call.length
-                        if call.flags & BusMessage.noReplyExpected == 0 { slot.owe(standInFor: call, outcome: outcome) }
-                    }
-                    slot.stream = stream
-                    planned = stream
-                    step = planned.scan(bytes, limit: bytes.count)
-                }
-                switch step {
-                case .send(let count):
-                    let sent = send(UnsafeRawBufferPointer(rebasing: bytes[0..<count]), flags: flags)
-                    if sent < 0 {
-                        slot.hold(UnsafeRawBufferPointer(rebasing: bytes[0..<held]))  // as they were
-                        return taken > 0 ? taken : sent
-                    }
-                    // Held bytes that did not go are owed: decided, and the program was told.
-                    let consumed = max(sent, held)
-                    if sent == count {
-                        slot.stream = planned  // as planned: the state after all of it
-                    } else {
-                        var stream = slot.stream
-                        _ = stream.scan(bytes, limit: consumed)
-                        slot.stream = stream
-                    }
-                    slot.owe(UnsafeRawBufferPointer(rebasing: bytes[sent..<consumed]))
-                    taken += consumed - held
-                    if sent < count { return taken > 0 ? taken : lnp_fail(Int32(LNP_EAGAIN)) }
-                case .drop(let count):
-                    slot.stream = planned
-                    slot.hold(UnsafeRawBufferPointer(start: nil, count: 0))
-                    taken += count - held
-                case .hold:
-                    slot.hold(bytes)
-                    return taken + gathered
-                case .unreadable:
-                    var stream = slot.stream
-                    stream.phase = .broken
-                    slot.stream = stream
-                    _ = Sys.call(Int(LNP_SYS_SHUTDOWN), Int(fd), Int(LNP_SHUT_RDWR))
-                    return taken > 0 ? taken : lnp_fail(Int32(LNP_ECONNRESET))
-                case .decide:
-                    return taken > 0 ? taken : lnp_fail(Int32(LNP_ECONNRESET))  // decided above; never twice
-                }
-            }
-        }
+        return steps(pieces: pieces, total: total)
     }
 
-    /// Sends bytes lnp owes the stream (a stand-in, held bytes that did not go); nil when
-    /// none remain, else what the call returns (-1 with errno set).
-    private mutating func flushOwed() -> Int? {
+    private mutating func steps(pieces: UnsafeBufferPointer<iovec>, total: Int) -> Int {
+        var taken = 0  // the program's bytes taken so far
+        let scratch = slot.scratch
+        while taken < total {
+            if let failure = flushOwed() { return taken > 0 ? taken : failure }
+            let held = slot.held
+            slot.copyHeld(into: scratch)
+            let gathered = ProgramBytes.gather(pieces, skipping: taken, into: UnsafeMutableRawBufferPointer(rebasing: scratch[held...]))
+            guard gathered > 0 else { return taken > 0 ? taken : lnp_fail(Int32(LNP_EFAULT)) }
+            let bytes = UnsafeRawBufferPointer(rebasing: scratch[0..<(held + gathered)])
+            var planned = slot.stream
+            var step = planned.scan(bytes, limit: bytes.count)
+            var decided: (BusMessage, lnp_bonjour_outcome)? = nil
+            switch step {
+            case .decide, .refuse:
+                // Decided at the start of a call alone: a stand-in that cannot go yet then fails
+                // the call (EAGAIN), and the program's retry sends it and drops the refused bytes,
+                // never waiting on a reply to bytes it was told went.
+                if taken > 0 { return taken }
+                if case .decide = step, let (call, method) = BusStream.gatedCall(bytes) {
+                    decided = (call, BusCallGate.decide(method, call: call, in: bytes))
+                } else if let call = BusMessage.fixedHeader(bytes) {
+                    decided = (call, LNP_BONJOUR_DENIED)
+                }
+            default: break
+            }
+            if let (call, outcome) = decided {
+                refuseOrPass(call, outcome: outcome)
+                if let failure = flushOwed() { return failure }
+                planned = slot.stream
+                step = planned.scan(bytes, limit: bytes.count)
+            }
+            switch step {
+            case .send(let count):
+                let sent = send(UnsafeRawBufferPointer(rebasing: bytes[0..<count]), flags: flags)
+                if sent < 0 { return taken > 0 ? taken : sent }  // held bytes stay held
+                // Held bytes that did not go are owed: decided, and the program was told.
+                let consumed = max(sent, held)
+                if sent == count {
+                    slot.stream = planned  // as planned: the state after all of it
+                } else {
+                    var stream = slot.stream
+                    _ = stream.scan(bytes, limit: consumed)
+                    slot.stream = stream
+                }
+                slot.owe(UnsafeRawBufferPointer(rebasing: bytes[sent..<consumed]))
+                taken += consumed - held
+                if sent < count { return taken > 0 ? taken : lnp_fail(Int32(LNP_EAGAIN)) }
+            case .drop(let count):
+                slot.stream = planned
+                slot.dropHeld()
+                taken += count - held
+            case .hold:
+                // Control messages with them cannot wait: their descriptors are the program's to
+                // close once the call returns (README: a limit).
+                slot.hold(bytes)
+                return taken + gathered
+            case .unreadable, .decide, .refuse:  // decided above; never twice
+                var stream = slot.stream
+                stream.phase = .broken
+                slot.stream = stream
+                _ = Sys.call(Int(LNP_SYS_SHUTDOWN), Int(fd), Int(LNP_SHUT_RDWR))
+                return taken > 0 ? taken : lnp_fail(Int32(LNP_ECONNRESET))
+            }
+        }
+        return taken
+    }
+
+    /// The call at the stream's start goes (`passing`), or is dropped (`swallowing`) with a
+    /// stand-in owed in its place when it wants a reply.
+    private func refuseOrPass(_ call: BusMessage, outcome: lnp_bonjour_outcome) {
+        var stream = slot.stream
+        if outcome == LNP_BONJOUR_ALLOWED {
+            stream.passing = call.length
+        } else {
+            stream.swallowing = call.length
+            if call.flags & BusMessage.noReplyExpected == 0 { slot.owe(standInFor: call, outcome: outcome) }
+        }
+        slot.stream = stream
+    }
+
+    /// Sends what lnp owes the stream (a stand-in, held bytes that did not go) as the program's
+    /// call would — waiting for room on a blocking socket, not with MSG_DONTWAIT or on a
+    /// non-blocking one; nil once all went, else -1 with errno set (EAGAIN: try again).
+    private func flushOwed() -> Int? {
         while slot.owed > 0 {
             let owed = slot.owedBytes
-            let sent = send(owed, flags: flags | Int32(LNP_MSG_NOSIGNAL))
-            if sent < 0 { return sent }
-            slot.paid(sent)
-            if sent < owed.count { return lnp_fail(Int32(LNP_EAGAIN)) }
+            let result = Sys.call(
+                Int(LNP_SYS_SENDTO), Int(fd), Int(bitPattern: owed.baseAddress), owed.count,
+                Int(Int32(LNP_MSG_NOSIGNAL) | flags & Int32(LNP_MSG_DONTWAIT)), 0, 0)
+            switch result {
+            case .success(let sent): slot.paid(sent)
+            case .failure(let error) where error.rawValue == Int32(LNP_EINTR): continue
+            case .failure(let error): return lnp_fail(error.rawValue)
+            }
         }
         return nil
     }
@@ -254,17 +299,26 @@ struct BusStreamWriter {
 }
 
 /// The program's bytes, read with process_vm_readv on itself: a bad pointer is EFAULT, as the
-/// kernel would answer the write, never a fault in the hook.
+/// kernel would answer the write, never a fault in the hook (where process_vm_readv is
+/// refused, a pointer is read in place if it can be the program's, as the other hooks read).
 enum ProgramBytes {
     static func read(from address: UnsafeRawPointer?, count: Int, into buffer: UnsafeMutableRawBufferPointer) -> Result<Int, Errno> {
         guard count > 0 else { return .success(0) }
-        var local = iovec(iov_base: buffer.baseAddress, iov_len: min(count, buffer.count))
-        var remote = iovec(iov_base: UnsafeMutableRawPointer(mutating: address), iov_len: min(count, buffer.count))
-        return withUnsafeMutablePointer(to: &local) { local in
+        let length = min(count, buffer.count)
+        var local = iovec(iov_base: buffer.baseAddress, iov_len: length)
+        var remote = iovec(iov_base: UnsafeMutableRawPointer(mutating: address), iov_len: length)
+        let result = withUnsafeMutablePointer(to: &local) { local in
             withUnsafeMutablePointer(to: &remote) { remote in
                 Sys.call(Int(LNP_SYS_PROCESS_VM_READV), Int(Sys.getpid()), Int(bitPattern: local), 1, Int(bitPattern: remote), 1, 0)
             }
         }
+        // Refused by a seccomp filter (systemd's @system-service leaves it out) or a kernel
+        // without it: read in place, as the other hooks do, a pointer that can be the program's.
+        guard case .failure(let error) = result, error.rawValue == Int32(LNP_ENOSYS) || error.rawValue == Int32(LNP_EPERM)
+        else { return result }
+        guard let address, ProgramMemory.isPlausible(address) else { return .failure(Errno(Int32(LNP_EFAULT))) }
+        buffer.baseAddress!.copyMemory(from: address, byteCount: length)
+        return .success(length)
     }
 
     /// Copies the program's bytes after the first `skipped` of `pieces` into `buffer`, as many
@@ -388,6 +442,8 @@ struct BusStreamSlot {
     }
 
     /// Keeps `kept` (at most `readLimit` bytes) as the held start of a message.
+    func dropHeld() { words.storeRelaxed(Word.held.rawValue, 0) }
+
     func hold(_ kept: UnsafeRawBufferPointer) {
         let count = min(kept.count, BusStream.readLimit)
         for index in 0..<count { bytes[index] = kept[index] }

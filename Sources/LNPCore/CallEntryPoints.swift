@@ -110,6 +110,7 @@ public func lnpSend(_ fd: Int32, _ buffer: UnsafeRawPointer?, _ length: Int, _ f
 @inline(never)
 func writeSlowPath(_ fd: Int32, _ buffer: UnsafeRawPointer?, _ length: Int) -> Int {
     guard let slot = BusStreamGate.watched(fd) else { return lnp_call_write(fd, buffer, length) }
+    if length < 0 { return lnp_fail(Int32(LNP_EFAULT)) }  // above SSIZE_MAX: past any user range
     var piece = iovec(iov_base: UnsafeMutableRawPointer(mutating: buffer), iov_len: length)
     return BusStreamGate.write(slot, fd, pieces: &piece, count: 1, message: nil, flags: 0)
 }
@@ -123,6 +124,7 @@ func writevSlowPath(_ fd: Int32, _ pieces: UnsafeRawPointer?, _ count: Int32) ->
 @inline(never)
 func sendSlowPath(_ fd: Int32, _ buffer: UnsafeRawPointer?, _ length: Int, _ flags: Int32) -> Int {
     guard let slot = BusStreamGate.watched(fd) else { return lnp_call_send(fd, buffer, length, flags) }
+    if length < 0 { return lnp_fail(Int32(LNP_EFAULT)) }
     var piece = iovec(iov_base: UnsafeMutableRawPointer(mutating: buffer), iov_len: length)
     return BusStreamGate.write(slot, fd, pieces: &piece, count: 1, message: nil, flags: flags)
 }
@@ -130,12 +132,14 @@ func sendSlowPath(_ fd: Int32, _ buffer: UnsafeRawPointer?, _ length: Int, _ fla
 /// sendmsg on a stream to the system bus, or nil for any other socket.
 @inline(never)
 func sendmsgToBus(_ fd: Int32, _ message: UnsafeMutablePointer<msghdr>?, _ flags: Int32) -> Int? {
-    guard let message, ProgramMemory.isPlausible(message), message.pointee.msg_name == nil,
+    // An address the kernel refuses on a connected stream (EISCONN): it answers.
+    guard let message, ProgramMemory.isPlausible(message), message.pointee.msg_namelen == 0,
         let slot = BusStreamGate.watched(fd)
     else { return nil }
+    let count = message.pointee.msg_iovlen
     return BusStreamGate.write(
-        slot, fd, pieces: UnsafeRawPointer(message.pointee.msg_iov), count: Int(message.pointee.msg_iovlen), message: message,
-        flags: flags)
+        slot, fd, pieces: UnsafeRawPointer(message.pointee.msg_iov), count: Int(min(count, Int.max / 2)),
+        message: message, flags: flags, tooMany: Int32(LNP_EMSGSIZE))
 }
 
 /// connect of an AF_UNIX socket: one to the system bus is watched once connected.

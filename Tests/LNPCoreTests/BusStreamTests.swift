@@ -85,6 +85,29 @@ struct BusStreamTests {
         #expect(stream.phase == .messages)
     }
 
+    @Test func beginWithArgumentsTheBusIgnoresStartsTheMessages() {
+        var stream = BusStream()
+        let bytes = Array("\0AUTH EXTERNAL 30\r\nBEGIN ignored\r\n".utf8)
+        _ = bytes.withUnsafeBytes { stream.scan($0, limit: $0.count) }
+        #expect(stream.phase == .messages)
+        guard case .decide = plan(stream, Self.browse).0 else { Issue.record("the call after it was not read"); return }
+        // BEGINNING is another line.
+        var other = BusStream()
+        _ = Array("\0BEGINNING\r\n".utf8).withUnsafeBytes { other.scan($0, limit: $0.count) }
+        #expect(other.phase == .authenticating)
+    }
+
+    @Test func aMessageWhoseHeaderDoesNotFitTheReadLimitIsRefusedNotTheConnection() throws {
+        var stream = BusStream()
+        _ = Self.authentication.withUnsafeBytes { stream.scan($0, limit: $0.count) }
+        // A fixed header announcing 4,000 bytes of fields, then the fields.
+        var long: [UInt8] = [UInt8(ascii: "l"), 1, 0, 1, 0, 0, 0, 0, 9, 0, 0, 0, 0xa0, 0x0f, 0, 0]
+        long += [UInt8](repeating: 0, count: 4000)
+        guard case .refuse = plan(stream, long).0 else { Issue.record("not refused"); return }
+        let header = try #require(long.withUnsafeBytes { BusMessage.fixedHeader($0) })
+        #expect(header.serial == 9 && header.length == 4016 && header.kind == .methodCall)
+    }
+
     @Test func whatIsNotAMessageWhereOneShouldStartIsUnreadable() {
         var stream = BusStream()
         _ = Self.authentication.withUnsafeBytes { stream.scan($0, limit: $0.count) }

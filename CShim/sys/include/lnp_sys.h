@@ -51,7 +51,8 @@ enum {
     LNP_EMFILE = EMFILE, LNP_EINTR = EINTR, LNP_EISCONN = EISCONN, LNP_EAGAIN = EAGAIN,
     LNP_ENFILE = ENFILE, LNP_ENOBUFS = ENOBUFS, LNP_EACCES = EACCES, LNP_EPERM = EPERM,
     LNP_EAFNOSUPPORT = EAFNOSUPPORT, LNP_EIO = EIO, LNP_ECONNREFUSED = ECONNREFUSED,
-    LNP_ECONNRESET = ECONNRESET, LNP_EFAULT = EFAULT, LNP_EBADF = EBADF,
+    LNP_ECONNRESET = ECONNRESET, LNP_EFAULT = EFAULT, LNP_EBADF = EBADF, LNP_ENOSYS = ENOSYS,
+    LNP_EMSGSIZE = EMSGSIZE,
 };
 
 enum { LNP_SHUT_RDWR = SHUT_RDWR };
@@ -225,7 +226,7 @@ enum {
     // Connections to the system bus whose stream is gated (BusStreamGate.swift): each a few
     // words, room for the start of a message written in pieces, and as much for the copy of
     // what the program writes.
-    LNP_BUS_STREAMS = 8,
+    LNP_BUS_STREAMS = 16,
     LNP_BUS_STREAM_WORDS = 8,
     LNP_BUS_HOLD = 2048,
 };
