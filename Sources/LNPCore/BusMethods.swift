@@ -20,8 +20,9 @@ public struct BusMethod {
     public var typeArgument: Int8 = -1
     /// For what has neither: what the record names instead.
     public var subject: StaticString = ""
-    /// systemd-resolved resolves unicast DNS too: the call is an mDNS one only when this
-    /// argument is a name in `.local`, or the domain itself. -1: always.
+    /// systemd-resolved resolves unicast DNS too: the call asks the link only when this
+    /// argument is a name in `.local`, or the domain itself (mDNS), or, for a name, a single
+    /// label (LLMNR). -1: always.
     public var localArgument: Int8 = -1
     /// Whether the name is a DNS record's (`ServiceName`): a type's PTR records are a browse for
     /// it, or advertise it.
@@ -29,6 +30,7 @@ public struct BusMethod {
     /// Whether the call goes to multicast DNS, given its `localArgument`'s text.
     public func asksTheLink(_ argument: UnsafeBufferPointer<UInt8>) -> Bool {
         localArgument < 0 || LocalName.isLocalDomain(argument)
+            || operation == .resolve && LocalName.isSingleLabel(argument)
     }
 
     /// The gated method with this interface (nil when the call names none), member and

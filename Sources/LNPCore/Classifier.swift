@@ -107,6 +107,15 @@ public enum LocalName {
         endsWith(name, ".local") || endsWith(name, "local") && withoutDot(name) == 5
     }
 
+    /// Whether `name` is one label (`printer`, `printer.`), which systemd-resolved asks the link
+    /// about by LLMNR.
+    public static func isSingleLabel(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
+        let end = withoutDot(name)
+        guard end > 0 else { return false }
+        for i in 0..<end where name[i] == UInt8(ascii: ".") { return false }
+        return true
+    }
+
     /// Whether `name` is an address's reverse name (`….in-addr.arpa`, `….ip6.arpa`), which an
     /// mDNS daemon asks the link about.
     public static func isReverse(_ name: UnsafeBufferPointer<UInt8>) -> Bool {

@@ -82,7 +82,7 @@ struct BonjourTests {
         #expect(method("org.freedesktop.Avahi.Server", "GetState", "") == nil)
     }
 
-    @Test func resolvedsCallsGoToMulticastForLocalNamesAndTheLocalDomain() throws {
+    @Test func resolvedsCallsGoToTheLinkForLocalNamesTheLocalDomainAndSingleLabels() throws {
         func asks(_ member: String, _ signature: String, _ argument: String) throws -> Bool {
             let found = try #require(method("org.freedesktop.resolve1.Manager", member, signature))
             return Array(argument.utf8).withUnsafeBufferPointer { found.asksTheLink($0) }
@@ -93,6 +93,11 @@ struct BonjourTests {
         #expect(try asks("ResolveService", "isssit", "local"))
         #expect(try asks("ResolveService", "isssit", "local."))
         #expect(try !asks("ResolveService", "isssit", "example.com"))
+        // A single label goes to LLMNR, on the link: a name's lookup, not a service's domain.
+        #expect(try asks("ResolveHostname", "isit", "printer"))
+        #expect(try asks("ResolveRecord", "isqqt", "printer."))
+        #expect(try !asks("ResolveService", "isssit", "corp"))
+        #expect(try !asks("ResolveHostname", "isit", ""))
     }
 
     @Test func aDeclarationNarrowedByTheEnclosingRunKeepsWhatBothDeclare() throws {
