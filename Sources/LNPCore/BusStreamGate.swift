@@ -182,6 +182,13 @@ struct BusStreamWriter {
         return steps(pieces: pieces, total: total)
     }
 
+    /// Whether the program's call waits for room on the socket (no MSG_DONTWAIT, not O_NONBLOCK).
+    private var waitsForRoom: Bool {
+        guard flags & Int32(LNP_MSG_DONTWAIT) == 0, case .success(let status) = Sys.call(Int(LNP_SYS_FCNTL), Int(fd), Int(LNP_F_GETFL))
+        else { return false }
+        return status & Int(LNP_O_NONBLOCK) == 0
+    }
+
     private mutating func steps(pieces: UnsafeBufferPointer<iovec>, total: Int) -> Int {
         var taken = 0  // the program's bytes taken so far
         let scratch = slot.scratch
@@ -197,10 +204,11 @@ struct BusStreamWriter {
             var decided: (BusMessage, lnp_bonjour_outcome)? = nil
             switch step {
             case .decide, .refuse:
-                // Decided at the start of a call alone: a stand-in that cannot go yet then fails
-                // the call (EAGAIN), and the program's retry sends it and drops the refused bytes,
-                // never waiting on a reply to bytes it was told went.
-                if taken > 0 { return taken }
+                // Without waiting, decided at the start of a call alone: a stand-in that cannot go
+                // yet then fails the call (EAGAIN), and the program's retry sends it and drops
+                // the refused bytes — it never waits on a reply to bytes it was told went. A
+                // blocking call goes on: the stand-in's send waits for room.
+                if taken > 0 && !waitsForRoom { return taken }
                 if case .decide = step, let (call, method) = BusStream.gatedCall(bytes) {
                     decided = (call, BusCallGate.decide(method, call: call, in: bytes))
                 } else if let call = BusMessage.fixedHeader(bytes) {

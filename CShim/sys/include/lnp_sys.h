@@ -42,7 +42,10 @@ enum {
     LNP_SYS_SHUTDOWN = SYS_shutdown,
     LNP_SYS_SCHED_YIELD = SYS_sched_yield,
     LNP_SYS_PROCESS_VM_READV = SYS_process_vm_readv,
+    LNP_SYS_FCNTL = SYS_fcntl,
 };
+
+enum { LNP_F_GETFL = F_GETFL, LNP_O_NONBLOCK = O_NONBLOCK };
 
 enum { LNP_PR_GET_TSC = 25, LNP_PR_TSC_ENABLE = 1 };
 
