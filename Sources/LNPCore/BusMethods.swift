@@ -31,6 +31,8 @@ public struct BusMethod {
     public func asksTheLink(_ argument: UnsafeBufferPointer<UInt8>) -> Bool {
         localArgument < 0 || LocalName.isLocalDomain(argument)
             || operation == .resolve && LocalName.isSingleLabel(argument)
+            // resolved reads escapes (`peer.loca\108` is peer.local): such a name is taken as local.
+            || argument.contains(UInt8(ascii: "\\"))
     }
 
     /// The gated method with this interface (nil when the call names none), member and

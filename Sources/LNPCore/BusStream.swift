@@ -28,7 +28,9 @@ public struct BusStream: Equatable, BitwiseCopyable {
 
     static let begin: StaticString = "BEGIN\r\n"
     static let otherLine: UInt8 = 0xff
+    static let otherLineCR: UInt8 = 0xfd  // … whose last byte was `\r`
     static let beginLine: UInt8 = 0xfe
+    static let beginLineCR: UInt8 = 0xfc
 
     /// The most of a message's start read to know what it is: its header fields and the
     /// arguments the gate reads. A message written in smaller pieces is held until this much
@@ -95,7 +97,8 @@ public struct BusStream: Equatable, BitwiseCopyable {
     }
 
     /// Steps through authentication lines; returns where it stopped: `limit`, or just after
-    /// the `BEGIN` line, where messages start.
+    /// the `BEGIN` line, where messages start. A line ends at `\r\n` alone, as the bus reads
+    /// it: a bare `\n` does not end one.
     private mutating func authenticate(_ bytes: UnsafeRawBufferPointer, from start: Int, limit: Int) -> Int {
         var at = start
         while at < limit {
@@ -105,27 +108,32 @@ public struct BusStream: Equatable, BitwiseCopyable {
                 started = true  // the credentials byte, NUL
                 continue
             }
-            if matched == Self.otherLine || matched == Self.beginLine {
-                guard byte == UInt8(ascii: "\n") else { continue }
-                if matched == Self.beginLine {
-                    phase = .messages
-                    return at
+            switch matched {
+            case Self.otherLine, Self.otherLineCR, Self.beginLine, Self.beginLineCR:
+                let isBegin = matched == Self.beginLine || matched == Self.beginLineCR
+                if byte == UInt8(ascii: "\n") && (matched == Self.otherLineCR || matched == Self.beginLineCR) {
+                    if isBegin {
+                        phase = .messages
+                        return at
+                    }
+                    matched = 0
+                } else if byte == UInt8(ascii: "\r") {
+                    matched = isBegin ? Self.beginLineCR : Self.otherLineCR
+                } else {
+                    matched = isBegin ? Self.beginLine : Self.otherLine
                 }
-                matched = 0
-                continue
-            }
-            if matched == 5 && (byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t")) {
-                matched = Self.beginLine
-                continue
-            }
-            if byte == Self.begin.utf8Start[Int(matched)] {
-                matched += 1
-                if Int(matched) == Self.begin.utf8CodeUnitCount {
-                    phase = .messages
-                    return at
+            default:
+                if byte == Self.begin.utf8Start[Int(matched)] {
+                    matched += 1
+                    if Int(matched) == Self.begin.utf8CodeUnitCount {
+                        phase = .messages
+                        return at
+                    }
+                } else if matched == 5 && (byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t")) {
+                    matched = Self.beginLine  // arguments, which the bus ignores
+                } else {
+                    matched = byte == UInt8(ascii: "\r") ? Self.otherLineCR : Self.otherLine
                 }
-            } else {
-                matched = byte == UInt8(ascii: "\n") ? 0 : Self.otherLine
             }
         }
         return at

@@ -196,8 +196,9 @@ struct BusStreamWriter {
             if let failure = flushOwed() { return taken > 0 ? taken : failure }
             let held = slot.held
             slot.copyHeld(into: scratch)
-            let gathered = ProgramBytes.gather(pieces, skipping: taken, into: UnsafeMutableRawBufferPointer(rebasing: scratch[held...]))
-            guard gathered > 0 else { return taken > 0 ? taken : lnp_fail(Int32(LNP_EFAULT)) }
+            guard let gathered = ProgramBytes.gather(pieces, skipping: taken, into: UnsafeMutableRawBufferPointer(rebasing: scratch[held...])),
+                gathered > 0
+            else { return taken > 0 ? taken : lnp_fail(Int32(LNP_EFAULT)) }
             let bytes = UnsafeRawBufferPointer(rebasing: scratch[0..<(held + gathered)])
             var planned = slot.stream
             var step = planned.scan(bytes, limit: bytes.count)
@@ -218,7 +219,13 @@ struct BusStreamWriter {
             }
             if let (call, outcome) = decided {
                 refuseOrPass(call, outcome: outcome)
-                if let failure = flushOwed() { return failure }
+                if let failure = flushOwed() {
+                    // The stand-in took the held bytes' place: what the retry brings is the rest.
+                    var stream = slot.stream
+                    if stream.swallowing > 0 { stream.swallowing = max(stream.swallowing - held, 0) }
+                    slot.stream = stream
+                    return failure
+                }
                 planned = slot.stream
                 step = planned.scan(bytes, limit: bytes.count)
             }
@@ -308,7 +315,7 @@ struct BusStreamWriter {
 
 /// The program's bytes, read with process_vm_readv on itself: a bad pointer is EFAULT, as the
 /// kernel would answer the write, never a fault in the hook (where process_vm_readv is
-/// refused, a pointer is read in place if it can be the program's, as the other hooks read).
+/// refused, through /proc/self/mem).
 enum ProgramBytes {
     static func read(from address: UnsafeRawPointer?, count: Int, into buffer: UnsafeMutableRawBufferPointer) -> Result<Int, Errno> {
         guard count > 0 else { return .success(0) }
@@ -321,17 +328,24 @@ enum ProgramBytes {
             }
         }
         // Refused by a seccomp filter (systemd's @system-service leaves it out) or a kernel
-        // without it: read in place, as the other hooks do, a pointer that can be the program's.
+        // without it: read through /proc/self/mem, which answers an unmapped page with EIO
+        // where a read in place would fault.
         guard case .failure(let error) = result, error.rawValue == Int32(LNP_ENOSYS) || error.rawValue == Int32(LNP_EPERM)
         else { return result }
-        guard let address, ProgramMemory.isPlausible(address) else { return .failure(Errno(Int32(LNP_EFAULT))) }
-        buffer.baseAddress!.copyMemory(from: address, byteCount: length)
-        return .success(length)
+        let path: StaticString = "/proc/self/mem"
+        guard case .success(let memory) = Sys.open(path.utf8Start, flags: Int32(LNP_O_RDONLY)) else {
+            return .failure(Errno(Int32(LNP_EFAULT)))
+        }
+        defer { Sys.close(memory) }
+        let read = Sys.call(Int(LNP_SYS_PREAD64), Int(memory), Int(bitPattern: buffer.baseAddress), length, Int(bitPattern: address))
+        guard case .success(let count) = read else { return .failure(Errno(Int32(LNP_EFAULT))) }
+        return .success(count)
     }
 
     /// Copies the program's bytes after the first `skipped` of `pieces` into `buffer`, as many
-    /// as fit; returns how many (fewer at a bad pointer).
-    static func gather(_ pieces: UnsafeBufferPointer<iovec>, skipping skipped: Int, into buffer: UnsafeMutableRawBufferPointer) -> Int {
+    /// as fit; returns how many, or nil at a bad pointer (the kernel fails a write that meets
+    /// one with EFAULT, taking none of the bytes it could not queue whole).
+    static func gather(_ pieces: UnsafeBufferPointer<iovec>, skipping skipped: Int, into buffer: UnsafeMutableRawBufferPointer) -> Int? {
         var skip = skipped
         var filled = 0
         for piece in pieces where filled < buffer.count {
@@ -342,10 +356,10 @@ enum ProgramBytes {
             let start = piece.iov_base.map { UnsafeRawPointer($0) + skip }
             let wanted = min(piece.iov_len - skip, buffer.count - filled)
             skip = 0
-            guard case .success(let read) = read(from: start, count: wanted, into: UnsafeMutableRawBufferPointer(rebasing: buffer[filled...]))
-            else { break }
+            guard case .success(let read) = read(from: start, count: wanted, into: UnsafeMutableRawBufferPointer(rebasing: buffer[filled...])),
+                read == wanted
+            else { return nil }
             filled += read
-            if read < wanted { break }
         }
         return filled
     }

@@ -132,8 +132,9 @@ func sendSlowPath(_ fd: Int32, _ buffer: UnsafeRawPointer?, _ length: Int, _ fla
 /// sendmsg on a stream to the system bus, or nil for any other socket.
 @inline(never)
 func sendmsgToBus(_ fd: Int32, _ message: UnsafeMutablePointer<msghdr>?, _ flags: Int32) -> Int? {
-    // An address the kernel refuses on a connected stream (EISCONN): it answers.
-    guard let message, ProgramMemory.isPlausible(message), message.pointee.msg_namelen == 0,
+    // An address the kernel refuses on a connected stream (EISCONN): it answers. No name, or
+    // one of length 0, is none.
+    guard let message, ProgramMemory.isPlausible(message), message.pointee.msg_name == nil || message.pointee.msg_namelen == 0,
         let slot = BusStreamGate.watched(fd)
     else { return nil }
     let count = message.pointee.msg_iovlen

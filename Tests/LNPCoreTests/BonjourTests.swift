@@ -98,6 +98,9 @@ struct BonjourTests {
         #expect(try asks("ResolveRecord", "isqqt", "printer."))
         #expect(try !asks("ResolveService", "isssit", "corp"))
         #expect(try !asks("ResolveHostname", "isit", ""))
+        // resolved reads escapes: `peer.loca\108` is peer.local to it.
+        #expect(try asks("ResolveHostname", "isit", "peer.loca\\108"))
+        #expect(try asks("ResolveRecord", "isqqt", "_http._tcp.loca\\108"))
     }
 
     @Test func aDeclarationNarrowedByTheEnclosingRunKeepsWhatBothDeclare() throws {

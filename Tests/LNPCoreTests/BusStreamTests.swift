@@ -91,6 +91,16 @@ struct BusStreamTests {
         _ = bytes.withUnsafeBytes { stream.scan($0, limit: $0.count) }
         #expect(stream.phase == .messages)
         guard case .decide = plan(stream, Self.browse).0 else { Issue.record("the call after it was not read"); return }
+        // A line ends at CR LF alone, as the bus reads it: after `AUTH X\n`, BEGIN is still
+        // inside the AUTH line.
+        var bare = BusStream()
+        _ = Array("\0AUTH X\nBEGIN\r\n".utf8).withUnsafeBytes { bare.scan($0, limit: $0.count) }
+        #expect(bare.phase == .authenticating)
+        _ = Array("BEGIN\r\n".utf8).withUnsafeBytes { bare.scan($0, limit: $0.count) }
+        #expect(bare.phase == .messages)
+        var carriage = BusStream()
+        _ = Array("\0DATA\r\rBEGIN\r\n".utf8).withUnsafeBytes { carriage.scan($0, limit: $0.count) }
+        #expect(carriage.phase == .authenticating)
         // BEGINNING is another line.
         var other = BusStream()
         _ = Array("\0BEGINNING\r\n".utf8).withUnsafeBytes { other.scan($0, limit: $0.count) }

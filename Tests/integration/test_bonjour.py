@@ -188,13 +188,14 @@ def test_dbus_clients_that_are_not_libdbus_are_gated_on_their_stream(bonjour, bu
     assert [r[2] for r in records(audit)] == ["deny"] * 3 + ["allow"] * 3
 
 
-@pytest.mark.parametrize("mode", ["pieces", "fault", "reconnect", "sendto-empty-address", "sendmsg-empty-name"])
+@pytest.mark.parametrize("mode", ["pieces", "fault", "reconnect", "sendto-empty-address", "sendmsg-empty-name",
+                                  "sendmsg-null-name"])
 def test_a_call_written_in_pieces_or_badly_is_read_before_it_goes(bonjour, bus_tools, audit, state, mode):
     """A call written a few bytes at a time, through write, send, writev and sendmsg, is held
     until it can be read, then decided once; a write from a pointer to nothing fails as the
     kernel fails it (EFAULT), and the stream goes on. A second connection after a first one
-    closed (its descriptor number again) is watched afresh; an address of length 0, which the
-    kernel takes as none, does not take a call past the gate."""
+    closed (its descriptor number again) is watched afresh; an address the kernel takes as none
+    (of length 0, or a NULL name with a length) does not take a call past the gate."""
     denied = bonjour.lnp_run(["--deny", "--audit", audit.path], [*JEEPNEY, mode], env=state)
     expected = [f"browse error {NOBODY}", "version reply ('avahi 0.8',)"]
     if mode == "fault":

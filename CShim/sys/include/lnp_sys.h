@@ -43,6 +43,7 @@ enum {
     LNP_SYS_SCHED_YIELD = SYS_sched_yield,
     LNP_SYS_PROCESS_VM_READV = SYS_process_vm_readv,
     LNP_SYS_FCNTL = SYS_fcntl,
+    LNP_SYS_PREAD64 = SYS_pread64,
 };
 
 enum { LNP_F_GETFL = F_GETFL, LNP_O_NONBLOCK = O_NONBLOCK };
