@@ -14,7 +14,7 @@ static long send_one_by_one(int fd, struct lnp_mmsghdr *messages, unsigned count
     unsigned sent = 0;
     for (; sent < count; sent++) {
         struct lnp_message_copy copy;
-        long result = lnp_sendmsg(fd, lnp_copy_message(&copy, &messages[sent].msg_hdr), flags);
+        long result = lnp_sendmsg_watching(fd, lnp_copy_message(&copy, &messages[sent].msg_hdr), flags);
         if (result < 0) {
             if (sent > 0) break;
             return -1;

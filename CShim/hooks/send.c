@@ -6,6 +6,7 @@
 #include "lnp_copy.h"
 #include "lnp_core.h"
 #include "lnp_next.h"
+#include "lnp_sys.h"
 
 ssize_t sendto(int fd, const void *buffer, size_t length, int flags, const struct sockaddr *address,
                socklen_t address_length) {
@@ -19,7 +20,10 @@ ssize_t sendto(int fd, const void *buffer, size_t length, int flags, const struc
 
 ssize_t sendmsg(int fd, const struct msghdr *message, int flags) {
     struct lnp_message_copy copy;
-    return lnp_sendmsg(fd, lnp_copy_message(&copy, message), flags);
+    struct msghdr *copied = lnp_copy_message(&copy, message);
+    // The check for a watched bus stream inlines here (lnp_sys.h); every sendmsg pays it.
+    if (lnp_bus_streams_idle()) return lnp_sendmsg(fd, copied, flags);
+    return lnp_sendmsg_watching(fd, copied, flags);
 }
 
 static long next_sendmmsg(int fd, struct lnp_mmsghdr *messages, unsigned count, int flags) {

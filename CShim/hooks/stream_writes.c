@@ -1,9 +1,9 @@
 // write(2), writev(2), send(2): the bytes of a stream. Only a stream to the system bus is
 // gated (its method calls to the mDNS daemons: Sources/LNPCore/BusStreamGate.swift).
 // write is the most frequent call of all, so the one check every call pays — does the
-// process watch any such stream? — is made here, where the atomic load and the call of the
-// next definition inline (from Swift they are calls of their own: about 30 instructions more
-// per write). The core takes the call whole once a stream is watched.
+// process watch any such stream? (lnp_bus_streams_idle) — is made here, where it and the call
+// of the next definition inline (from Swift they are calls of their own: about 30
+// instructions more per write). The core takes the call whole once a stream is watched.
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -11,22 +11,18 @@
 #include "lnp_next.h"
 #include "lnp_sys.h"
 
-static inline int no_stream_watched(void) {
-    return __builtin_expect(lnp_load_relaxed(lnp_storage_bus_stream_count()) == 0, 1);
-}
-
 ssize_t write(int fd, const void *buffer, size_t length) {
-    if (no_stream_watched()) return lnp_call_write(fd, buffer, length);
+    if (lnp_bus_streams_idle()) return lnp_call_write(fd, buffer, length);
     return lnp_write(fd, buffer, length);
 }
 
 ssize_t writev(int fd, const struct iovec *pieces, int count) {
-    if (no_stream_watched()) return lnp_call_writev(fd, pieces, count);
+    if (lnp_bus_streams_idle()) return lnp_call_writev(fd, pieces, count);
     return lnp_writev(fd, pieces, count);
 }
 
 ssize_t send(int fd, const void *buffer, size_t length, int flags) {
-    if (no_stream_watched()) return lnp_call_send(fd, buffer, length, flags);
+    if (lnp_bus_streams_idle()) return lnp_call_send(fd, buffer, length, flags);
     return lnp_send(fd, buffer, length, flags);
 }
 

@@ -79,7 +79,7 @@ long syscall(long number, ...) {
     case SYS_writev:
         return lnp_writev((int)a, (const struct iovec *)b, (int)c);
     case SYS_sendmsg:
-        return lnp_sendmsg((int)a, lnp_copy_message(&copy.message, (const struct msghdr *)b), (int)c);
+        return lnp_sendmsg_watching((int)a, lnp_copy_message(&copy.message, (const struct msghdr *)b), (int)c);
     case SYS_sendmmsg:
         return lnp_send_in_batches((int)a, (struct lnp_mmsghdr *)b, (unsigned)c, (int)d, sendmmsg_by_syscall);
     case SYS_bind:

@@ -33,11 +33,10 @@ public struct BusMessage {
     public var interface: Range<Int>? { fields[1].range }
     public var member: Range<Int>? { fields[2].range }
     public var destination: Range<Int>? { fields[3].range }
-    public var sender: Range<Int>? { fields[4].range }
-    public var signature: Range<Int>? { fields[5].range }
+    public var signature: Range<Int>? { fields[4].range }
     /// The fields above, each a span in one word: the message is copied at every step of the
     /// stream's reading, so it is kept small.
-    var fields = InlineArray<6, Span>(repeating: Span())
+    var fields = InlineArray<5, Span>(repeating: Span())
     public var body: Range<Int> = 0..<0
 
     /// The length of the whole message whose first 16 bytes these are; nil when they cannot
@@ -94,8 +93,7 @@ public struct BusMessage {
             case 2: message.fields[1] = Span(value)
             case 3: message.fields[2] = Span(value)
             case 6: message.fields[3] = Span(value)
-            case 7: message.fields[4] = Span(value)
-            case 8: message.fields[5] = Span(value)
+            case 8: message.fields[4] = Span(value)
             default: break
             }
             at = next

@@ -26,18 +26,18 @@ enum BusStreamGate {
     /// No connection is watched: every write passes at once (one load).
     @inline(__always) static var isIdle: Bool { lnp_load_relaxed(lnp_storage_bus_stream_count()) == 0 }
 
-    /// The slot watching `fd`, if its socket is still the one connected (its cookie); a slot
-    /// whose socket is gone is let go.
+    /// The slot watching `fd`, locked, if its socket is still the one connected (its cookie);
+    /// a slot whose socket is gone is let go. The caller unlocks it.
     static func watched(_ fd: Int32) -> BusStreamSlot? {
         for index in 0..<slots {
             let slot = BusStreamSlot(index)
             guard slot.descriptor == fd else { continue }
             slot.lock()
-            defer { slot.unlock() }
-            guard slot.descriptor == fd else { continue }
-            if !slot.isGone { return slot }
-            slot.release()  // its socket was closed: another slot may watch this number's
-            continue
+            if slot.descriptor == fd {
+                if !slot.isGone { return slot }
+                slot.release()  // its socket was closed: another slot may watch this number's
+            }
+            slot.unlock()
         }
         return nil
     }
@@ -47,7 +47,7 @@ enum BusStreamGate {
     /// (the socket is shut first: an unwatched stream must not carry calls).
     static func connected(_ fd: Int32) -> Int32 {
         guard isSystemBus(peerOf: fd), case .success(let cookie) = SocketTags.cookie(of: fd) else { return 0 }
-        _ = watched(fd)  // lets go of a slot left by a closed socket of the same number
+        watched(fd)?.unlock()  // lets go of a slot left by a closed socket of the same number
         if let slot = take(fd, cookie: cookie) {
             slot.unlock()
             return 0
@@ -59,16 +59,15 @@ enum BusStreamGate {
     /// libdbus decides the calls on `fd` itself: its stream passes from now on.
     static func claim(_ fd: Int32) {
         guard !isIdle, let slot = watched(fd) else { return }
-        slot.lock()
-        if slot.descriptor == fd {
-            var stream = slot.stream
-            stream.phase = .library
-            slot.stream = stream
-        }
+        var stream = slot.stream
+        stream.phase = .library
+        slot.stream = stream
         slot.unlock()
     }
 
-    /// The paths a system bus listens on (the D-Bus specification's, and Debian's /run).
+    /// The paths a system bus listens on (the D-Bus specification's, and Debian's /run): the
+    /// peer's address as the bus bound it, whatever path or link led there. getpeername, not
+    /// SO_PEERNAME (`SocketPeer`), which wants room for no more than the address it holds.
     private static func isSystemBus(peerOf fd: Int32) -> Bool {
         var address = InlineArray<112, UInt8>(repeating: 0)  // a sockaddr_un
         var length: UInt32 = 110
@@ -114,14 +113,16 @@ enum BusStreamGate {
     /// The kernel's limit on a call's iovecs (UIO_MAXIOV).
     static let piecesAllowed = 1024
 
-    /// Writes the program's bytes — `pieces`, `count` iovecs wherever they are, and the
-    /// control messages of `message` — to the watched `fd` through the gate. Returns what
-    /// the call returns: the count of the program's bytes taken, or -1 with errno set.
-    /// `tooMany`: the errno for more iovecs than the kernel takes (EINVAL, sendmsg's EMSGSIZE).
+    /// Writes the program's bytes — `pieces`, `count` iovecs in its memory, and the control
+    /// messages of `message` — to the watched `fd` through the gate (`slot`, locked: unlocked
+    /// here). Returns what the call returns: the count of the program's bytes taken, or -1
+    /// with errno set. `tooMany`: the errno for more iovecs than the kernel takes (EINVAL,
+    /// sendmsg's EMSGSIZE).
     static func write(
         _ slot: BusStreamSlot, _ fd: Int32, pieces: UnsafeRawPointer?, count: Int, message: UnsafeMutablePointer<msghdr>?,
         flags: Int32, tooMany: Int32 = Int32(LNP_EINVAL)
     ) -> Int {
+        defer { slot.unlock() }
         guard count >= 0, count <= piecesAllowed else { return lnp_fail(count < 0 ? Int32(LNP_EINVAL) : tooMany) }
         var program = InlineArray<16, iovec>(repeating: iovec(iov_base: nil, iov_len: 0))
         var held = 0
@@ -133,7 +134,7 @@ enum BusStreamGate {
             var batch = InlineArray<16, iovec>(repeating: iovec(iov_base: nil, iov_len: 0))
             let batchCount = min(count - index, 16)
             let read = withUnsafeMutableBytes(of: &batch) { raw in
-                ProgramBytes.read(from: pieces.map { $0 + index * stride }, count: batchCount * stride, into: raw)
+                ProgramBytes.read(from: pieces.map { $0 + index * stride }, count: batchCount * stride, into: raw, process: slot.holder)
             }
             guard case .success(let length) = read, length == batchCount * stride else { return lnp_fail(Int32(LNP_EFAULT)) }
             for piece in 0..<batchCount where held < piecesRead {
@@ -146,15 +147,19 @@ enum BusStreamGate {
             }
             index += batchCount
         }
-        slot.lock()
-        defer { slot.unlock() }
-        // Let go by another thread meanwhile: the socket was closed.
-        guard slot.descriptor == fd else { return lnp_fail(Int32(LNP_EBADF)) }
         var writer = BusStreamWriter(slot: slot, fd: fd, flags: flags, message: message)
         return withUnsafeBytes(of: &program) { raw in
             writer.write(pieces: UnsafeBufferPointer(start: raw.baseAddress!.assumingMemoryBound(to: iovec.self), count: held),
                          total: total)
         }
+    }
+
+    /// The same for one buffer (write, send), whose length the caller has checked.
+    static func write(_ slot: BusStreamSlot, _ fd: Int32, _ buffer: UnsafeRawPointer?, _ length: Int, flags: Int32) -> Int {
+        defer { slot.unlock() }
+        var piece = iovec(iov_base: UnsafeMutableRawPointer(mutating: buffer), iov_len: length)
+        var writer = BusStreamWriter(slot: slot, fd: fd, flags: flags, message: nil)
+        return withUnsafePointer(to: &piece) { writer.write(pieces: UnsafeBufferPointer(start: $0, count: 1), total: length) }
     }
 }
 
@@ -178,7 +183,7 @@ struct BusStreamWriter {
     /// The program's call: what lnp owes the stream goes first, then the steps.
     mutating func write(pieces: UnsafeBufferPointer<iovec>, total: Int) -> Int {
         if let failure = flushOwed() { return failure }
-        if total == 0 { return send(UnsafeRawBufferPointer(start: nil, count: 0), flags: flags) }
+        if total == 0 { return send(UnsafeRawBufferPointer(start: nil, count: 0)) }
         return steps(pieces: pieces, total: total)
     }
 
@@ -196,7 +201,8 @@ struct BusStreamWriter {
             if let failure = flushOwed() { return taken > 0 ? taken : failure }
             let held = slot.held
             slot.copyHeld(into: scratch)
-            guard let gathered = ProgramBytes.gather(pieces, skipping: taken, into: UnsafeMutableRawBufferPointer(rebasing: scratch[held...])),
+            guard let gathered = ProgramBytes.gather(
+                pieces, skipping: taken, into: UnsafeMutableRawBufferPointer(rebasing: scratch[held...]), process: slot.holder),
                 gathered > 0
             else { return taken > 0 ? taken : lnp_fail(Int32(LNP_EFAULT)) }
             let bytes = UnsafeRawBufferPointer(rebasing: scratch[0..<(held + gathered)])
@@ -231,7 +237,7 @@ struct BusStreamWriter {
             }
             switch step {
             case .send(let count):
-                let sent = send(UnsafeRawBufferPointer(rebasing: bytes[0..<count]), flags: flags)
+                let sent = send(UnsafeRawBufferPointer(rebasing: bytes[0..<count]))
                 if sent < 0 { return taken > 0 ? taken : sent }  // held bytes stay held
                 // Held bytes that did not go are owed: decided, and the program was told.
                 let consumed = max(sent, held)
@@ -297,7 +303,7 @@ struct BusStreamWriter {
     }
 
     /// sendmsg of `bytes`, with the program's control messages the first time.
-    private mutating func send(_ bytes: UnsafeRawBufferPointer, flags: Int32) -> Int {
+    private mutating func send(_ bytes: UnsafeRawBufferPointer) -> Int {
         var piece = iovec(iov_base: UnsafeMutableRawPointer(mutating: bytes.baseAddress), iov_len: bytes.count)
         var header = msghdr()
         if let message, message.pointee.msg_controllen > 0 {
@@ -317,14 +323,17 @@ struct BusStreamWriter {
 /// kernel would answer the write, never a fault in the hook (where process_vm_readv is
 /// refused, through /proc/self/mem).
 enum ProgramBytes {
-    static func read(from address: UnsafeRawPointer?, count: Int, into buffer: UnsafeMutableRawBufferPointer) -> Result<Int, Errno> {
+    /// `process`: this process's id (process_vm_readv names it; the slot's lock holds it).
+    static func read(
+        from address: UnsafeRawPointer?, count: Int, into buffer: UnsafeMutableRawBufferPointer, process: Int32
+    ) -> Result<Int, Errno> {
         guard count > 0 else { return .success(0) }
         let length = min(count, buffer.count)
         var local = iovec(iov_base: buffer.baseAddress, iov_len: length)
         var remote = iovec(iov_base: UnsafeMutableRawPointer(mutating: address), iov_len: length)
         let result = withUnsafeMutablePointer(to: &local) { local in
             withUnsafeMutablePointer(to: &remote) { remote in
-                Sys.call(Int(LNP_SYS_PROCESS_VM_READV), Int(Sys.getpid()), Int(bitPattern: local), 1, Int(bitPattern: remote), 1, 0)
+                Sys.call(Int(LNP_SYS_PROCESS_VM_READV), Int(process), Int(bitPattern: local), 1, Int(bitPattern: remote), 1, 0)
             }
         }
         // Refused by a seccomp filter (systemd's @system-service leaves it out) or a kernel
@@ -345,7 +354,9 @@ enum ProgramBytes {
     /// Copies the program's bytes after the first `skipped` of `pieces` into `buffer`, as many
     /// as fit; returns how many, or nil at a bad pointer (the kernel fails a write that meets
     /// one with EFAULT, taking none of the bytes it could not queue whole).
-    static func gather(_ pieces: UnsafeBufferPointer<iovec>, skipping skipped: Int, into buffer: UnsafeMutableRawBufferPointer) -> Int? {
+    static func gather(
+        _ pieces: UnsafeBufferPointer<iovec>, skipping skipped: Int, into buffer: UnsafeMutableRawBufferPointer, process: Int32
+    ) -> Int? {
         var skip = skipped
         var filled = 0
         for piece in pieces where filled < buffer.count {
@@ -356,7 +367,8 @@ enum ProgramBytes {
             let start = piece.iov_base.map { UnsafeRawPointer($0) + skip }
             let wanted = min(piece.iov_len - skip, buffer.count - filled)
             skip = 0
-            guard case .success(let read) = read(from: start, count: wanted, into: UnsafeMutableRawBufferPointer(rebasing: buffer[filled...])),
+            guard case .success(let read) = read(
+                from: start, count: wanted, into: UnsafeMutableRawBufferPointer(rebasing: buffer[filled...]), process: process),
                 read == wanted
             else { return nil }
             filled += read
@@ -407,7 +419,7 @@ struct BusStreamSlot {
     /// held by another pid is a forked child's copy of its parent's, whose holder is not in
     /// the child: taken over.
     func lock() {
-        let me = UInt64(Sys.getpid())
+        let me = UInt64(UInt32(bitPattern: Sys.getpid()))
         while true {
             let holder = words.load(Word.lock.rawValue)
             if holder != me && words.compareExchange(Word.lock.rawValue, expected: holder, desired: me) { return }
@@ -416,6 +428,9 @@ struct BusStreamSlot {
     }
 
     func unlock() { words.store(Word.lock.rawValue, 0) }
+
+    /// The process holding the lock: the caller, while it holds it.
+    var holder: Int32 { Int32(truncatingIfNeeded: words.load(Word.lock.rawValue)) }
 
     /// Starts watching `fd` here (locked).
     func watch(_ fd: Int32, cookie: UInt64) {
@@ -463,9 +478,9 @@ struct BusStreamSlot {
         for index in 0..<held { buffer[index] = bytes[index] }
     }
 
-    /// Keeps `kept` (at most `readLimit` bytes) as the held start of a message.
     func dropHeld() { words.storeRelaxed(Word.held.rawValue, 0) }
 
+    /// Keeps `kept` (at most `readLimit` bytes) as the held start of a message.
     func hold(_ kept: UnsafeRawBufferPointer) {
         let count = min(kept.count, BusStream.readLimit)
         for index in 0..<count { bytes[index] = kept[index] }

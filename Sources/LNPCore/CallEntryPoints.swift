@@ -76,7 +76,6 @@ public func lnpSendto(
 
 @_cdecl("lnp_sendmsg")
 public func lnpSendmsg(_ fd: Int32, _ message: UnsafeMutablePointer<msghdr>?, _ flags: Int32) -> Int {
-    if !BusStreamGate.isIdle, let sent = sendmsgToBus(fd, message, flags) { return sent }
     if let header = MessageHeader(message),
         header.forcedInterface != 0 || header.firstHop != nil
             || !HotPath.certainlyNotLocal(UnsafeRawPointer(header.name), header.nameLength)
@@ -110,9 +109,11 @@ public func lnpSend(_ fd: Int32, _ buffer: UnsafeRawPointer?, _ length: Int, _ f
 @inline(never)
 func writeSlowPath(_ fd: Int32, _ buffer: UnsafeRawPointer?, _ length: Int) -> Int {
     guard let slot = BusStreamGate.watched(fd) else { return lnp_call_write(fd, buffer, length) }
-    if length < 0 { return lnp_fail(Int32(LNP_EFAULT)) }  // above SSIZE_MAX: past any user range
-    var piece = iovec(iov_base: UnsafeMutableRawPointer(mutating: buffer), iov_len: length)
-    return BusStreamGate.write(slot, fd, pieces: &piece, count: 1, message: nil, flags: 0)
+    if length < 0 {  // above SSIZE_MAX: past any user range
+        slot.unlock()
+        return lnp_fail(Int32(LNP_EFAULT))
+    }
+    return BusStreamGate.write(slot, fd, buffer, length, flags: 0)
 }
 
 @inline(never)
@@ -124,9 +125,20 @@ func writevSlowPath(_ fd: Int32, _ pieces: UnsafeRawPointer?, _ count: Int32) ->
 @inline(never)
 func sendSlowPath(_ fd: Int32, _ buffer: UnsafeRawPointer?, _ length: Int, _ flags: Int32) -> Int {
     guard let slot = BusStreamGate.watched(fd) else { return lnp_call_send(fd, buffer, length, flags) }
-    if length < 0 { return lnp_fail(Int32(LNP_EFAULT)) }
-    var piece = iovec(iov_base: UnsafeMutableRawPointer(mutating: buffer), iov_len: length)
-    return BusStreamGate.write(slot, fd, pieces: &piece, count: 1, message: nil, flags: flags)
+    if length < 0 {
+        slot.unlock()
+        return lnp_fail(Int32(LNP_EFAULT))
+    }
+    return BusStreamGate.write(slot, fd, buffer, length, flags: flags)
+}
+
+/// sendmsg in a process that may watch a stream to the system bus (the hook checks first; the
+/// syscall() hook and sendmmsg's one-by-one path come here always): such a stream's bytes
+/// are read, any other socket's call is `lnp_sendmsg`'s.
+@_cdecl("lnp_sendmsg_watching")
+public func lnpSendmsgWatching(_ fd: Int32, _ message: UnsafeMutablePointer<msghdr>?, _ flags: Int32) -> Int {
+    if !BusStreamGate.isIdle, let sent = sendmsgToBus(fd, message, flags) { return sent }
+    return lnpSendmsg(fd, message, flags)
 }
 
 /// sendmsg on a stream to the system bus, or nil for any other socket.
@@ -231,7 +243,10 @@ public func lnpGateSendmsg(_ fd: Int32, _ message: UnsafeMutablePointer<msghdr>?
 /// system bus (its bytes are).
 @_cdecl("lnp_send_one_by_one")
 public func lnpSendOneByOne(_ fd: Int32) -> Int32 {
-    RawPackets.headerWriter(fd) != nil || !BusStreamGate.isIdle && BusStreamGate.watched(fd) != nil ? 1 : 0
+    if RawPackets.headerWriter(fd) != nil { return 1 }
+    guard !BusStreamGate.isIdle, let slot = BusStreamGate.watched(fd) else { return 0 }
+    slot.unlock()
+    return 1
 }
 
 /// A run of `sendmmsg`'s messages (lnp's copy, at most LNP_MESSAGE_BATCH): returns how many

@@ -206,6 +206,28 @@ def test_a_call_written_in_pieces_or_badly_is_read_before_it_goes(bonjour, bus_t
     assert records(audit) == [("browse", "_ipp._tcp", "deny", "run-option"), ("browse", "_ipp._tcp", "allow", "run-option")]
 
 
+def test_bus_writes_are_read_as_the_kernel_reads_them_where_process_vm_readv_is_refused(bonjour, bus_tools, workdir,
+                                                                                         audit, state):
+    """lnp reads a program's bytes with process_vm_readv; where a seccomp filter refuses it (as
+    systemd's @system-service does) it reads them through /proc/self/mem. Either way a write
+    that runs into an unmapped page fails with EFAULT, as the kernel fails it — no fault in
+    the program, no bytes held — and gdbus's calls still go, and are still gated."""
+    program = workdir / "bus_writes"
+    compiled = run(["gcc", "-O2", "-Wall", "-o", program, FIXTURES / "bus_writes.c"])
+    assert compiled.returncode == 0, compiled.stderr
+    assert bonjour.client([program, "straddle"]).stdout.strip() == "write -1 Bad address"
+    denied = ["--deny", "--audit", audit.path]
+    for command in ([program, "straddle"], [program, "no-vm-read", program, "straddle"]):
+        result = bonjour.lnp_run(denied, command, env=state)
+        assert (result.returncode, result.stdout.strip()) == (0, "write -1 Bad address"), result.stdout + result.stderr
+    version = [*GDBUS_BROWSE[:8], "org.freedesktop.Avahi.Server.GetVersionString"]
+    allowed = bonjour.lnp_run(denied, [program, "no-vm-read", *version], env=state)
+    assert allowed.stdout.strip() == "('avahi 0.8',)", allowed.stdout + allowed.stderr
+    refused = bonjour.lnp_run(denied, [program, "no-vm-read", *GDBUS_BROWSE], env=state)
+    assert NOBODY in refused.stderr, refused.stdout + refused.stderr
+    assert records(audit) == [("browse", "_ipp._tcp", "deny", "run-option")]
+
+
 def test_an_undeclared_type_is_refused_on_the_stream(bonjour, bus_tools, audit, state):
     options = ["--allow", "--bonjour-services", "_http._tcp", "--audit", audit.path]
     gdbus = bonjour.lnp_run(options, GDBUS_BROWSE, env=state)

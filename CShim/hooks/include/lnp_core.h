@@ -17,6 +17,8 @@ long lnp_socket(int domain, int type, int protocol);
 long lnp_connect(int fd, void *address, uint32_t length);
 long lnp_sendto(int fd, const void *buffer, size_t length, int flags, void *address, uint32_t address_length);
 long lnp_sendmsg(int fd, struct msghdr *message, int flags);
+// sendmsg in a process that watches a stream to the system bus, whose bytes it reads first.
+long lnp_sendmsg_watching(int fd, struct msghdr *message, int flags);
 // The bytes of a stream: gated only on a stream to the system bus (BusStreamGate.swift).
 struct iovec;
 long lnp_write(int fd, const void *buffer, size_t length);

@@ -261,3 +261,8 @@ unsigned char *lnp_storage_bus_stream_bytes(void);
 // How many bus streams are watched: read by every write, so reachable without a call.
 __attribute__((visibility("hidden"))) extern uint64_t lnp_bus_stream_count_word;
 static inline uint64_t *lnp_storage_bus_stream_count(void) { return &lnp_bus_stream_count_word; }
+// Whether the process watches no stream to the system bus: the one check every write, send
+// and sendmsg pays, made in C by the hooks, where it inlines (from Swift it is a call).
+static inline int lnp_bus_streams_idle(void) {
+    return __builtin_expect(__atomic_load_n(&lnp_bus_stream_count_word, __ATOMIC_RELAXED) == 0, 1);
+}
