@@ -6,6 +6,10 @@
 static uint64_t settings[LNP_SETTINGS_WORDS];
 static unsigned char program[LNP_PATH_CAPACITY];
 uint64_t lnp_route_cache_words[LNP_ROUTE_CACHE_ENTRIES * LNP_ROUTE_CACHE_WORDS];
+static uint64_t route_snapshot[LNP_ROUTE_SNAPSHOT_HEADER_WORDS + LNP_ROUTE_SNAPSHOT_ROUTES * 4 +
+                               LNP_ROUTE_SNAPSHOT_INTERFACES * 3];
+static uint64_t route_staging[LNP_ROUTE_SNAPSHOT_ROUTES * 4];
+static unsigned char netlink_dump[LNP_NETLINK_DUMP_SIZE] __attribute__((aligned(8)));
 uint64_t lnp_clock_word;
 uint64_t lnp_pass_not_local_word;
 static uint64_t socket_flags;
@@ -24,6 +28,9 @@ static uint64_t bus_streams[LNP_BUS_STREAMS * LNP_BUS_STREAM_WORDS];
 static unsigned char bus_stream_bytes[LNP_BUS_STREAMS * 2 * LNP_BUS_HOLD];
 
 uint64_t *lnp_storage_settings(void) { return settings; }
+uint64_t *lnp_storage_route_snapshot(void) { return route_snapshot; }
+uint64_t *lnp_storage_route_staging(void) { return route_staging; }
+unsigned char *lnp_storage_netlink_dump(void) { return netlink_dump; }
 unsigned char *lnp_storage_program(void) { return program; }
 uint64_t *lnp_storage_dns_servers(void) { return dns_servers; }
 uint64_t *lnp_storage_proxies(void) { return proxies; }

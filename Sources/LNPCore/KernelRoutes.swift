@@ -27,9 +27,10 @@ extension RouteSource {
     }
 }
 
-/// Routes asked of the kernel (rtnetlink, `fibmatch`) and remembered for the rest of the
-/// current half second (`Clock`), so that an address added or removed takes effect within a
-/// second while a program's repeated calls cost a table probe, not a system call.
+/// Routes asked of the kernel (rtnetlink, `fibmatch`), or read from this half second's
+/// snapshot of its tables (`RouteSnapshot`), and remembered for the rest of the current half
+/// second (`Clock`), so that an address added or removed takes effect within a second while a
+/// program's repeated calls cost a table probe, not a system call.
 public struct KernelRoutes: RouteSource {
     /// The interface the route must leave through, as for a socket that forces its egress
     /// (`ip route get ADDRESS oif IF`); 0 for any, as an unbound socket's.
@@ -46,29 +47,28 @@ public struct KernelRoutes: RouteSource {
     public func route(to address: IPAddress) -> Result<RouteFacts, Errno> {
         guard cached else { return KernelRoutes.ask(address, outputInterface: outputInterface) }
         let stamp = Clock.stamp()
-        let record = RouteCache.record(for: address, outputInterface: outputInterface)
         // The hot path learns a gateway's route without its interface (`learn`); a reason
         // names it, in the words `lnp check` uses, so such an entry is asked again here.
-        if let facts = RouteCache.read(record, address: address, stamp: stamp, outputInterface: outputInterface),
+        if let facts = RouteCache.read(address, stamp: stamp, outputInterface: outputInterface),
             facts.interface != nil || facts.answer.outputInterface == 0
         {
             return .success(facts)
         }
-        let asked = KernelRoutes.ask(address, outputInterface: outputInterface)
-        if case .success(let facts) = asked {
-            RouteCache.write(record, address: address, stamp: stamp, facts: facts, outputInterface: outputInterface)
+        let found = snapshotted(address, stamp: stamp).map { Result<RouteFacts, Errno>.success($0) }
+            ?? KernelRoutes.ask(address, outputInterface: outputInterface)
+        if case .success(let facts) = found {
+            RouteCache.write(address, stamp: stamp, facts: facts, outputInterface: outputInterface)
         }
-        return asked
+        return found
     }
 
     public func isLocalRoute(to address: IPAddress) -> Bool {
         guard cached else { return RouteVerdict.verdict(from: KernelRoutes.ask(address, outputInterface: outputInterface), for: address).isLocal }
         let stamp = Clock.stamp()
-        let record = RouteCache.record(for: address, outputInterface: outputInterface)
-        if let local = RouteCache.readLocal(record, address: address, stamp: stamp, outputInterface: outputInterface) {
+        if let local = RouteCache.readLocal(address, stamp: stamp, outputInterface: outputInterface) {
             return local
         }
-        return KernelRoutes.learn(address, outputInterface: outputInterface, record: record, stamp: stamp)
+        return learn(address, stamp: stamp)
     }
 
     /// The hot path, with no call at all: one cached bit, written with the route; nil when
@@ -77,17 +77,25 @@ public struct KernelRoutes: RouteSource {
     @inline(__always)
     public func cachedIsLocalRoute(to address: IPAddress) -> Bool? {
         guard let stamp = Clock.cached() else { return nil }
-        return RouteCache.readLocal(RouteCache.record(for: address), address: address, stamp: stamp)
+        return RouteCache.readLocal(address, stamp: stamp)
+    }
+
+    /// The route from this half second's snapshot of the tables, for a socket that leaves
+    /// by the routes (one that forces its interface is asked about: the snapshot does not
+    /// model that).
+    private func snapshotted(_ address: IPAddress, stamp: UInt64) -> RouteFacts? {
+        outputInterface == 0 ? RouteSnapshot.facts(for: address, stamp: stamp) : nil
     }
 
     @inline(never)
-    static func learn(_ address: IPAddress, outputInterface: UInt32, record: SequencedRecord, stamp: UInt64) -> Bool {
-        // A route through a gateway is not local whatever its interface: no need to ask.
-        guard case .success(let facts) = KernelRoutes.ask(address, outputInterface: outputInterface, interfaceOfGateways: false)
-        else {
+    func learn(_ address: IPAddress, stamp: UInt64) -> Bool {
+        // A route through a gateway is not local whatever its interface: no need to ask its name.
+        let found = snapshotted(address, stamp: stamp).map { Result<RouteFacts, Errno>.success($0) }
+            ?? KernelRoutes.ask(address, outputInterface: outputInterface, interfaceOfGateways: false)
+        guard case .success(let facts) = found else {
             return true  // unknown: the slow path decides, failing closed (not cached: asked again next time)
         }
-        RouteCache.write(record, address: address, stamp: stamp, facts: facts, outputInterface: outputInterface)
+        RouteCache.write(address, stamp: stamp, facts: facts, outputInterface: outputInterface)
         return RouteVerdict.verdict(from: .success(facts), for: address).isLocal
     }
 
@@ -166,22 +174,37 @@ enum NetlinkSocket {
     }
 }
 
-/// The per-destination route cache: a direct-mapped table of sequenced records in static
-/// storage, keyed by the address and the output interface the route was asked for (0: none,
+/// The per-destination route cache: a set-associative table of sequenced records in static
+/// storage (sets of `ways` records, so that a few addresses hashed alike do not evict each
+/// other), keyed by the address and the output interface the route was asked for (0: none,
 /// as for the hot path). Words of a record: 0 sequence, 1–2 address, 3 family, stamp and
 /// output interface, 4 answer kind, prefix length, gateway, whether it is local, and
 /// interface flags, 5 interface index, 6–7 prefix, 8–9 name.
 enum RouteCache {
     static let words = Int(LNP_ROUTE_CACHE_WORDS)
-    static let entries = Int(LNP_ROUTE_CACHE_ENTRIES)
+    static let ways = Int(LNP_ROUTE_CACHE_WAYS)
+    static let setBits = Int(LNP_ROUTE_CACHE_SET_BITS)
     static let localBit: UInt64 = 1 << 18
     /// Output interfaces above this do not fit the tag: their routes are asked every time.
     static let outputInterfaceLimit: UInt32 = 1 << 23
+
+    /// Where word 3 holds the stamp.
+    static let stampBits: UInt64 = 0x1_ffff_ffff << 8
 
     /// Word 3: the family, the stamp plus one (at most 2^32), and the output interface.
     @inline(__always)
     static func tag(_ address: IPAddress, stamp: UInt64, outputInterface: UInt32) -> UInt64 {
         UInt64(address.family.rawValue) | (stamp + 1) << 8 | UInt64(outputInterface) << 41
+    }
+
+    /// The first record of the set `address` belongs to.
+    @inline(__always) static func set(for address: IPAddress, outputInterface: UInt32 = 0) -> Int {
+        let hash = address.hashBits ^ UInt64(outputInterface) &* 0xFF51_AFD7_ED55_8CCD
+        return Int(truncatingIfNeeded: hash >> UInt64(64 - setBits)) * ways
+    }
+
+    @inline(__always) static func record(_ index: Int) -> SequencedRecord {
+        SequencedRecord(words: SharedWords(lnp_storage_route_cache() + index * words))
     }
 
     /// The record's sequence, if it is stable and holds `address` written during `stamp`.
@@ -199,25 +222,32 @@ enum RouteCache {
     }
 
     @inline(__always)
-    static func readLocal(_ record: SequencedRecord, address: IPAddress, stamp: UInt64, outputInterface: UInt32 = 0) -> Bool? {
-        guard let sequence = beginRead(record, address: address, stamp: stamp, outputInterface: outputInterface) else {
-            return nil
+    static func readLocal(_ address: IPAddress, stamp: UInt64, outputInterface: UInt32 = 0) -> Bool? {
+        let first = set(for: address, outputInterface: outputInterface)
+        for way in 0..<ways {
+            let record = record(first + way)
+            guard let sequence = beginRead(record, address: address, stamp: stamp, outputInterface: outputInterface) else {
+                continue
+            }
+            let local = record.words.loadRelaxed(4) & localBit != 0
+            return record.endRead(sequence) ? local : nil
         }
-        let local = record.words.loadRelaxed(4) & localBit != 0
-        return record.endRead(sequence) ? local : nil
+        return nil
     }
 
-    @inline(__always) static func record(for address: IPAddress, outputInterface: UInt32 = 0) -> SequencedRecord {
-        let hash = address.hashBits ^ UInt64(outputInterface) &* 0xFF51_AFD7_ED55_8CCD
-        let index = Int(truncatingIfNeeded: hash >> 56) & (entries - 1)
-        return SequencedRecord(words: SharedWords(lnp_storage_route_cache() + index * words))
+    static func read(_ address: IPAddress, stamp: UInt64, outputInterface: UInt32 = 0) -> RouteFacts? {
+        let first = set(for: address, outputInterface: outputInterface)
+        for way in 0..<ways {
+            let record = record(first + way)
+            guard let sequence = beginRead(record, address: address, stamp: stamp, outputInterface: outputInterface) else {
+                continue
+            }
+            return read(record, sequence: sequence, address: address)
+        }
+        return nil
     }
 
-    @inline(__always)
-    static func read(_ record: SequencedRecord, address: IPAddress, stamp: UInt64, outputInterface: UInt32 = 0) -> RouteFacts? {
-        guard let sequence = beginRead(record, address: address, stamp: stamp, outputInterface: outputInterface) else {
-            return nil
-        }
+    private static func read(_ record: SequencedRecord, sequence: UInt64, address: IPAddress) -> RouteFacts? {
         let w = record.words
         let packed = w.loadRelaxed(4)
         let interfaceIndex = UInt32(truncatingIfNeeded: w.loadRelaxed(5))
@@ -236,10 +266,28 @@ enum RouteCache {
         return RouteFacts(answer: answer, interface: interface)
     }
 
-    static func write(
-        _ record: SequencedRecord, address: IPAddress, stamp: UInt64, facts: RouteFacts, outputInterface: UInt32 = 0
-    ) {
-        guard outputInterface < outputInterfaceLimit, let claimed = record.beginWrite() else { return }
+    /// Stores a route in its set: over the record that holds the same address and output
+    /// interface, else one written before this stamp, else one chosen in turn.
+    static func write(_ address: IPAddress, stamp: UInt64, facts: RouteFacts, outputInterface: UInt32 = 0) {
+        guard outputInterface < outputInterfaceLimit else { return }
+        let first = set(for: address, outputInterface: outputInterface)
+        let tag = tag(address, stamp: stamp, outputInterface: outputInterface)
+        var chosen = -1
+        for way in 0..<ways {
+            let w = record(first + way).words
+            let held = w.loadRelaxed(3)
+            if w.loadRelaxed(1) == address.high && w.loadRelaxed(2) == address.low && held & ~stampBits == tag & ~stampBits {
+                chosen = way
+                break
+            }
+            if chosen < 0 && held & stampBits != tag & stampBits { chosen = way }
+        }
+        if chosen < 0 { chosen = Int(lnp_fetch_add(Counter.routeEvictions.word, 1) % UInt64(ways)) }
+        write(record(first + chosen), address: address, tag: tag, facts: facts)
+    }
+
+    private static func write(_ record: SequencedRecord, address: IPAddress, tag: UInt64, facts: RouteFacts) {
+        guard let claimed = record.beginWrite() else { return }
         let w = record.words
         let answer = facts.answer
         var packed = UInt64(answer.kind.rawValue) | UInt64(answer.prefixLength) << 8
@@ -248,7 +296,7 @@ enum RouteCache {
         if RouteVerdict.verdict(from: .success(facts), for: address).isLocal { packed |= localBit }
         w.storeRelaxed(1, address.high)
         w.storeRelaxed(2, address.low)
-        w.storeRelaxed(3, tag(address, stamp: stamp, outputInterface: outputInterface))
+        w.storeRelaxed(3, tag)
         w.storeRelaxed(4, packed)
         w.storeRelaxed(5, UInt64(answer.outputInterface))
         w.storeRelaxed(6, answer.prefix.high)

@@ -56,6 +56,8 @@ enum Counter: Int {
     case nameTickets
     /// Turns for choosing which socket tag gives way.
     case tagEvictions
+    /// Turns for choosing which record of a route cache set gives way.
+    case routeEvictions
 
     var word: UnsafeMutablePointer<UInt64> { lnp_storage_counters() + rawValue }
 }

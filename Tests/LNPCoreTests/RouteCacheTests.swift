@@ -45,7 +45,7 @@ private func certainlyNotLocal(_ bytes: [UInt8], length: Int? = nil) -> Bool {
 /// Caches `facts` for `address` at the current stamp, as the slow path would.
 private func cache(_ facts: RouteFacts, for address: IPAddress) {
     let stamp = Clock.read()
-    RouteCache.write(RouteCache.record(for: address), address: address, stamp: stamp, facts: facts)
+    RouteCache.write(address, stamp: stamp, facts: facts)
 }
 
 private struct OneRoute: RouteSource {
@@ -62,15 +62,15 @@ struct RouteCacheTests {
         let facts = RouteFacts(
             answer: RouteAnswer(kind: .unicast, prefix: v4(10, 77, 0, 0), prefixLength: 24, outputInterface: 3),
             interface: InterfaceFacts(index: 3, name: interfaceName("eth1"), flags: upBroadcast | 0x1000))
-        let record = RouteCache.record(for: address)
-        RouteCache.write(record, address: address, stamp: 1234, facts: facts)
-        #expect(RouteCache.read(record, address: address, stamp: 1234) == facts)
-        #expect(RouteCache.readLocal(record, address: address, stamp: 1234) == true)
+        RouteCache.write(address, stamp: 1234, facts: facts)
+        #expect(RouteCache.read(address, stamp: 1234) == facts)
+        #expect(RouteCache.readLocal(address, stamp: 1234) == true)
         // Another second, or another address: nothing.
-        #expect(RouteCache.read(record, address: address, stamp: 1235) == nil)
-        #expect(RouteCache.readLocal(record, address: address, stamp: 1235) == nil)
-        #expect(RouteCache.read(record, address: v4(10, 77, 0, 3), stamp: 1234) == nil)
-        #expect(RouteCache.read(record, address: IPAddress(v6High: 0, low: address.low), stamp: 1234) == nil, "same bits, other family")
+        #expect(RouteCache.read(address, stamp: 1235) == nil)
+        #expect(RouteCache.readLocal(address, stamp: 1235) == nil)
+        #expect(RouteCache.read(v4(10, 77, 0, 3), stamp: 1234) == nil)
+        #expect(RouteCache.read(IPAddress(v6High: 0, low: address.low), stamp: 1234) == nil, "same bits, other family")
+        #expect(RouteCache.read(address, stamp: 1234, outputInterface: 3) == nil, "another output interface")
     }
 
     @Test func randomFactsRoundTrip() {
@@ -79,25 +79,39 @@ struct RouteCacheTests {
             let address = randomAddress(&random)
             let facts = randomFacts(for: address, &random)
             let stamp = UInt64.random(in: 0...0xffff_ffff, using: &random)
-            let record = RouteCache.record(for: address)
-            RouteCache.write(record, address: address, stamp: stamp, facts: facts)
-            #expect(RouteCache.read(record, address: address, stamp: stamp) == facts)
-            #expect(RouteCache.readLocal(record, address: address, stamp: stamp) == RouteVerdict.verdict(from: .success(facts), for: address).isLocal)
+            RouteCache.write(address, stamp: stamp, facts: facts)
+            #expect(RouteCache.read(address, stamp: stamp) == facts)
+            #expect(RouteCache.readLocal(address, stamp: stamp) == RouteVerdict.verdict(from: .success(facts), for: address).isLocal)
         }
     }
 
-    @Test func aCollidingAddressEvictsTheEntry() throws {
+    /// Addresses that hash to one set share it: as many as it has ways stay, and the next
+    /// one evicts one of them, not all.
+    @Test func aSetHoldsAsManyAddressesAsItHasWays() throws {
         let first = v4(192, 168, 7, 7)
         var random = SeededRandom(seed: 9)
-        var second = first
-        repeat {
-            second = IPAddress(v4: UInt32.random(in: 0...UInt32.max, using: &random))
-        } while second == first || RouteCache.record(for: second).words.base != RouteCache.record(for: first).words.base
+        var colliding = [first]
+        while colliding.count < RouteCache.ways + 1 {
+            let candidate = IPAddress(v4: UInt32.random(in: 0...UInt32.max, using: &random))
+            if !colliding.contains(candidate) && RouteCache.set(for: candidate) == RouteCache.set(for: first) {
+                colliding.append(candidate)
+            }
+        }
         let facts = RouteFacts(answer: RouteAnswer(kind: .ownAddress, prefix: first, prefixLength: 32), interface: nil)
-        RouteCache.write(RouteCache.record(for: first), address: first, stamp: 5, facts: facts)
-        RouteCache.write(RouteCache.record(for: second), address: second, stamp: 5, facts: facts)
-        #expect(RouteCache.read(RouteCache.record(for: first), address: first, stamp: 5) == nil)
-        #expect(RouteCache.read(RouteCache.record(for: second), address: second, stamp: 5) != nil)
+        for address in colliding.prefix(RouteCache.ways) { RouteCache.write(address, stamp: 5, facts: facts) }
+        for address in colliding.prefix(RouteCache.ways) { #expect(RouteCache.read(address, stamp: 5) != nil) }
+        // Written again, an address keeps its record.
+        RouteCache.write(first, stamp: 5, facts: facts)
+        #expect(colliding.prefix(RouteCache.ways).allSatisfy { RouteCache.read($0, stamp: 5) != nil })
+        RouteCache.write(colliding[RouteCache.ways], stamp: 5, facts: facts)
+        #expect(RouteCache.read(colliding[RouteCache.ways], stamp: 5) != nil)
+        #expect(colliding.filter { RouteCache.read($0, stamp: 5) != nil }.count == RouteCache.ways)
+        // A record written in an earlier half second gives way first.
+        for address in colliding.prefix(RouteCache.ways) { RouteCache.write(address, stamp: 5, facts: facts) }
+        RouteCache.write(first, stamp: 4, facts: facts)
+        RouteCache.write(colliding[RouteCache.ways], stamp: 5, facts: facts)
+        #expect(RouteCache.read(colliding[RouteCache.ways], stamp: 5) != nil)
+        #expect(colliding[1..<RouteCache.ways].allSatisfy { RouteCache.read($0, stamp: 5) != nil })
     }
 
     @Test func hotPathFixedAnswers() {

@@ -17,6 +17,7 @@
 #include <net/if.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
+#include <linux/fib_rules.h>
 #include "lnp_copy.h"
 #include "lnp_next.h"
 
@@ -106,7 +107,15 @@ enum {
     LNP_NETLINK_ROUTE = NETLINK_ROUTE, LNP_RTM_GETROUTE = RTM_GETROUTE, LNP_RTM_NEWROUTE = RTM_NEWROUTE,
     LNP_NLM_F_REQUEST = NLM_F_REQUEST, LNP_NLMSG_ERROR = NLMSG_ERROR, LNP_RTM_F_FIB_MATCH = RTM_F_FIB_MATCH,
     LNP_RTA_DST = RTA_DST, LNP_RTA_OIF = RTA_OIF, LNP_RTA_GATEWAY = RTA_GATEWAY, LNP_RTA_VIA = RTA_VIA,
-    LNP_RTA_MULTIPATH = RTA_MULTIPATH,
+    LNP_RTA_MULTIPATH = RTA_MULTIPATH, LNP_RTA_TABLE = RTA_TABLE, LNP_RTA_PRIORITY = RTA_PRIORITY,
+    LNP_RTA_NH_ID = RTA_NH_ID, LNP_RTM_GETRULE = RTM_GETRULE, LNP_RTM_NEWRULE = RTM_NEWRULE,
+    LNP_NLM_F_DUMP = NLM_F_DUMP, LNP_NLM_F_DUMP_INTR = NLM_F_DUMP_INTR, LNP_NLMSG_DONE = NLMSG_DONE, LNP_MSG_TRUNC = MSG_TRUNC,
+    LNP_RTNH_F_DEAD = RTNH_F_DEAD, LNP_RTNH_F_LINKDOWN = RTNH_F_LINKDOWN,
+    LNP_RT_TABLE_LOCAL = RT_TABLE_LOCAL, LNP_RT_TABLE_MAIN = RT_TABLE_MAIN, LNP_RT_TABLE_DEFAULT = RT_TABLE_DEFAULT,
+    LNP_RTN_BLACKHOLE = RTN_BLACKHOLE, LNP_RTN_UNREACHABLE = RTN_UNREACHABLE, LNP_RTN_PROHIBIT = RTN_PROHIBIT,
+    LNP_FRA_TABLE = FRA_TABLE, LNP_FRA_PRIORITY = FRA_PRIORITY, LNP_FRA_PROTOCOL = FRA_PROTOCOL,
+    LNP_FRA_SUPPRESS_PREFIXLEN = FRA_SUPPRESS_PREFIXLEN, LNP_FRA_SUPPRESS_IFGROUP = FRA_SUPPRESS_IFGROUP,
+    LNP_FR_ACT_TO_TBL = FR_ACT_TO_TBL,
     LNP_RTN_UNICAST = RTN_UNICAST, LNP_RTN_LOCAL = RTN_LOCAL, LNP_RTN_BROADCAST = RTN_BROADCAST,
     LNP_RTN_ANYCAST = RTN_ANYCAST, LNP_RTN_MULTICAST = RTN_MULTICAST,
     LNP_IFF_UP = IFF_UP, LNP_IFF_BROADCAST = IFF_BROADCAST, LNP_IFF_LOOPBACK = IFF_LOOPBACK,
@@ -215,8 +224,18 @@ static inline int lnp_install_pointer(void **p, void *desired) {
 enum {
     LNP_SETTINGS_WORDS = 9,
     LNP_PATH_CAPACITY = 4096,
-    LNP_ROUTE_CACHE_ENTRIES = 256,
+    // The route cache: sets of four records, 4,096 in all (KernelRoutes.swift).
+    LNP_ROUTE_CACHE_WAYS = 4,
+    LNP_ROUTE_CACHE_SET_BITS = 10,
+    LNP_ROUTE_CACHE_ENTRIES = LNP_ROUTE_CACHE_WAYS << LNP_ROUTE_CACHE_SET_BITS,
     LNP_ROUTE_CACHE_WORDS = 12,
+    // The snapshot of the routing tables (RouteSnapshot.swift): a header, the routes, the
+    // interfaces they leave through; the routes as dumped before they are settled; the
+    // buffer a dump is read into.
+    LNP_ROUTE_SNAPSHOT_HEADER_WORDS = 8,
+    LNP_ROUTE_SNAPSHOT_ROUTES = 512,
+    LNP_ROUTE_SNAPSHOT_INTERFACES = 64,
+    LNP_NETLINK_DUMP_SIZE = 8192,
     LNP_EXEMPT_WORDS = 64,
     LNP_PROXY_NAMES = 4,
     LNP_PROXY_NAME_WORDS = 33,
@@ -244,6 +263,9 @@ static inline uint64_t *lnp_storage_clock(void) { return &lnp_clock_word; }
 static inline uint64_t *lnp_storage_pass_not_local(void) { return &lnp_pass_not_local_word; }
 
 uint64_t *lnp_storage_settings(void);
+uint64_t *lnp_storage_route_snapshot(void);
+uint64_t *lnp_storage_route_staging(void);
+unsigned char *lnp_storage_netlink_dump(void);
 unsigned char *lnp_storage_program(void);
 uint64_t *lnp_storage_dns_servers(void);
 uint64_t *lnp_storage_proxies(void);
