@@ -67,8 +67,23 @@ public struct AuditEntry: Equatable, Sendable {
 
     /// The same, with a decoder made once for a whole file.
     static func parse(line: some DataProtocol, using decoder: JSONDecoder) throws(AuditLineError) -> AuditEntry {
+        let quick = line.withContiguousStorageIfAvailable { AuditLineScanner.entry($0) }
+            ?? Array(line).withUnsafeBufferPointer { AuditLineScanner.entry($0) }
+        if let quick { return quick }
+        return try decoded(line: Data(line), using: decoder)
+    }
+
+    /// The same, for a line in a reader's buffer.
+    static func parse(bytes: UnsafeBufferPointer<UInt8>, using decoder: JSONDecoder) throws(AuditLineError) -> AuditEntry {
+        if let quick = AuditLineScanner.entry(bytes) { return quick }
+        return try decoded(line: Data(buffer: bytes), using: decoder)
+    }
+
+    /// A line read by Foundation's decoder: the lines the scanner leaves, which it reads or
+    /// says what is wrong with.
+    static func decoded(line: Data, using decoder: JSONDecoder) throws(AuditLineError) -> AuditEntry {
         do {
-            return try decoder.decode(AuditEntry.self, from: Data(line))
+            return try decoder.decode(AuditEntry.self, from: line)
         } catch let error as DecodingError {
             throw AuditLineError(error)
         } catch {

@@ -25,6 +25,14 @@ public struct AuditTime: Comparable, Hashable, Sendable {
         self.init(seconds: parts.secondsSinceEpoch - offset, microseconds: parts.microseconds)
     }
 
+    /// The same, from the bytes of a line (`AuditLineScanner`), without making a string.
+    init?(rfc3339Bytes text: Slice<UnsafeBufferPointer<UInt8>>) {
+        guard let parts = CivilTime(utf8: UnsafeBufferPointer(rebasing: text)), let offset = parts.offsetSeconds else {
+            return nil
+        }
+        self.init(seconds: parts.secondsSinceEpoch - offset, microseconds: parts.microseconds)
+    }
+
     public var date: Date { Date(timeIntervalSince1970: Double(seconds) + Double(microseconds) / 1_000_000) }
 
     /// `2021-06-06T16:15:48Z`: UTC, cut to whole seconds, as in Apple's App Privacy Report.
@@ -66,7 +74,13 @@ struct CivilTime {
     var hasTime = false
 
     init?(_ text: some StringProtocol) {
-        var scanner = Scanner(Array(text.utf8))
+        var text = String(text)
+        guard let parts = text.withUTF8({ CivilTime(utf8: $0) }) else { return nil }
+        self = parts
+    }
+
+    init?(utf8 text: UnsafeBufferPointer<UInt8>) {
+        var scanner = Scanner(text)
         guard let year = scanner.number(4), scanner.skip("-"), let month = scanner.number(2), scanner.skip("-"),
             let day = scanner.number(2)
         else { return nil }
@@ -83,8 +97,12 @@ struct CivilTime {
                     let digits = scanner.digits()
                     guard !digits.isEmpty else { return nil }
                     // Microseconds: the first six digits, padded; finer ones are dropped.
-                    let six = (digits + [UInt8](repeating: UInt8(ascii: "0"), count: 6)).prefix(6)
-                    microseconds = Int32(six.reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) })
+                    var value: Int32 = 0
+                    for place in 0..<6 {
+                        let digit = place < digits.count ? digits[digits.startIndex + place] - UInt8(ascii: "0") : 0
+                        value = value * 10 + Int32(digit)
+                    }
+                    microseconds = value
                 }
             }
             guard hour < 24, minute < 60, second < 60 else { return nil }
@@ -115,10 +133,10 @@ struct CivilTime {
 
     /// Reads ASCII fields one after another.
     private struct Scanner {
-        let bytes: [UInt8]
+        let bytes: UnsafeBufferPointer<UInt8>
         var index = 0
 
-        init(_ bytes: [UInt8]) { self.bytes = bytes }
+        init(_ bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
 
         var atEnd: Bool { index == bytes.count }
 
@@ -146,10 +164,10 @@ struct CivilTime {
             return value
         }
 
-        mutating func digits() -> [UInt8] {
+        mutating func digits() -> Slice<UnsafeBufferPointer<UInt8>> {
             let start = index
             while index < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) { index += 1 }
-            return Array(bytes[start..<index])
+            return bytes[start..<index]
         }
     }
 }
