@@ -19,9 +19,25 @@ public struct HTMLFormat {
         self.nonce = nonce ?? (0..<2).map { _ in String(random.next() as UInt64, radix: 36) }.joined()
     }
 
-    public func page(_ report: Report) -> String {
+    /// The page of records already read: the report and its timelines in one go.
+    public func page(entries: [AuditEntry], filter: ReportFilter = ReportFilter()) -> String {
+        let report = Report(entries: entries, filter: filter)
+        var timelines = Timelines(report: report, for: self, filter: filter)
+        entries.forEach { timelines.add($0) }
+        return page(report, timelines: timelines)
+    }
+
+    /// The programs that may have a section of their own, whose timelines the page needs: the
+    /// busiest, as many as `PageLimits.sections`.
+    public func timelinePrograms(_ report: Report) -> Set<String> {
+        Set(Self.busiestFirst(report.programs).prefix(PageLimits.sections).map(\.program))
+    }
+
+    /// The page: the busiest programs each in a section of their own, as many as fit within
+    /// `PageLimits.bytes`, in path order; the others, if any, in a table at the end.
+    public func page(_ report: Report, timelines: Timelines) -> String {
         let formatter = timeFormatter(for: report)
-        var html = """
+        let head = """
             <!DOCTYPE html>
             <html lang="en">
             <head>
@@ -37,39 +53,142 @@ public struct HTMLFormat {
             <h1>Local network activity</h1>
 
             """
-        html += "<p class=\"meta\">\(HTMLText.escape(overview(report))) Times are \(HTMLText.escape(zoneName)).</p>\n"
-        html += Self.legend
-        for (index, program) in report.programs.enumerated() {
-            html += section(program, index: index, formatter: formatter)
+        let foot = "<script nonce=\"\(nonce)\">\(Self.doneScript)</script>\n</body>\n</html>\n"
+
+        // Sections, busiest program first, while they fit.
+        var room = PageLimits.bytes - head.utf8.count - Self.legend.utf8.count - foot.utf8.count
+            - PageLimits.overviewBytes - PageLimits.othersBytes
+        var sections: [String: String] = [:]
+        let candidates = timelinePrograms(report)
+        let markBytes = min(PageLimits.markBytes / max(candidates.count, 1), PageLimits.timelineBytes)
+        for (index, program) in Self.busiestFirst(report.programs).enumerated() where candidates.contains(program.program) {
+            let html = section(
+                program, index: index, timeline: timelines[program.program], markBytes: markBytes, formatter: formatter)
+            guard html.utf8.count <= room else { continue }
+            sections[program.program] = html
+            room -= html.utf8.count
         }
+        let others = Self.busiestFirst(report.programs.filter { sections[$0.program] == nil })
+
+        var html = head
+        var meta = overview(report)
+        if !others.isEmpty {
+            meta += " The busiest \(sections.count) are shown in full; the other \(others.count) are listed at the end."
+        }
+        for unread in timelines.unread { meta += " The timelines leave out \(unread)." }
+        html += "<p class=\"meta\">\(HTMLText.escape(meta, limit: PageLimits.overviewBytes / 8)) "
+            + "Times are \(HTMLText.escape(zoneName)).</p>\n"
+        html += Self.legend
+        for program in report.programs {
+            if let section = sections[program.program] { html += section }
+        }
+        if !others.isEmpty { html += otherPrograms(others) }
         if report.programs.isEmpty { html += "<p>No operations to report.</p>\n" }
-        return html + "<script nonce=\"\(nonce)\">\(Self.doneScript)</script>\n</body>\n</html>\n"
+        return html + foot
     }
 
-    private func section(_ program: ProgramReport, index: Int, formatter: DateFormatter) -> String {
-        let charts = SVGCharts(program: program, index: index, formatter: formatter)
-        var html = "<section class=\"program\">\n<h2>\(HTMLText.escape(program.program))</h2>\n"
+    static func busiestFirst(_ programs: [ProgramReport]) -> [ProgramReport] {
+        programs.sorted { $0.operations != $1.operations ? $0.operations > $1.operations : $0.program < $1.program }
+    }
+
+    private func section(
+        _ program: ProgramReport, index: Int, timeline: Timeline?, markBytes: Int, formatter: DateFormatter
+    ) -> String {
+        let charts = SVGCharts(program: program, timeline: timeline, markBytes: markBytes, index: index, formatter: formatter)
+        var html = "<section class=\"program\">\n<h2>\(HTMLText.escape(program.program, limit: PageLimits.programName))</h2>\n"
         html += "<p>\(HTMLText.escape(TableFormat.totals(program))).</p>\n"
-        html += "<figure><figcaption>Operations over time</figcaption>\(charts.timeline())</figure>\n"
-        html += "<figure><figcaption>Destinations by hits</figcaption>\(charts.bars())</figure>\n"
-        html += table(program)
+        let (timelineSVG, step) = charts.timelineChart()
+        if !timelineSVG.isEmpty {
+            let caption = "Operations over time" + (step.map { ", a mark for each \(Self.duration($0))" } ?? "")
+            html += "<figure><figcaption>\(caption)</figcaption>\(timelineSVG)</figure>\n"
+        }
+        let listed = Self.listed(program)
+        html += "<figure><figcaption>Destinations by hits</figcaption>\(charts.bars(listed: listed))</figure>\n"
+        html += table(program, listed: listed)
         return html + "</section>\n"
     }
 
-    private func table(_ program: ProgramReport) -> String {
+    /// How many destinations a program's table names one by one; the rest share a row.
+    static func listed(_ program: ProgramReport) -> Int {
+        program.destinations.count > PageLimits.tableRows ? PageLimits.tableRows - 1 : program.destinations.count
+    }
+
+    private func table(_ program: ProgramReport, listed: Int) -> String {
         let rows = TableFormat(timeZone: timeZone)
         var html = "<table>\n<thead><tr>"
         for name in rows.columnNames { html += "<th>\(HTMLText.escape(name))</th>" }
         html += "</tr></thead>\n<tbody>\n"
-        for destination in program.destinations {
-            html += destination.tally.denied > 0 ? "<tr class=\"denied\">" : "<tr>"
-            for (column, cell) in rows.cells(destination).enumerated() {
+        func row(_ cells: [String], denied: Bool) {
+            html += denied ? "<tr class=\"denied\">" : "<tr>"
+            for (column, cell) in cells.enumerated() {
                 html += TableFormat.countColumns.contains(column) ? "<td class=\"count\">" : "<td>"
-                html += HTMLText.escape(cell) + "</td>"
+                html += HTMLText.escape(cell, limit: PageLimits.recordText) + "</td>"
             }
             html += "</tr>\n"
         }
+        for destination in program.destinations.prefix(listed) {
+            row(rows.cells(destination), denied: destination.tally.denied > 0)
+        }
+        let rest = program.destinations.dropFirst(listed)
+        if let first = rest.first {
+            var together = DestinationReport(
+                destination: Destination(domain: "\(rest.count) other destinations"), first: first.first, last: first.last)
+            for destination in rest {
+                together.tally.allowed += destination.tally.allowed
+                together.tally.denied += destination.tally.denied
+                together.app += destination.app
+                together.user += destination.user
+                together.first = min(together.first, destination.first)
+                together.last = max(together.last, destination.last)
+            }
+            var cells = rows.cells(together)
+            let local = rest.contains { $0.destination.isLocal }, nonLocal = rest.contains { !$0.destination.isLocal }
+            cells[2] = local && nonLocal ? "local and not local" : local ? "local" : "not local"
+            row(cells, denied: together.tally.denied > 0)
+        }
         return html + "</tbody>\n</table>\n"
+    }
+
+    /// The programs without a section: a row each, the busiest first, up to a limit.
+    private func otherPrograms(_ programs: [ProgramReport]) -> String {
+        let times = TableFormat(timeZone: timeZone)
+        let zone = timeZone.reportName
+        var html = "<section class=\"others\">\n<h2 class=\"others\">Other programs</h2>\n<table>\n<thead><tr>"
+        let columns = ["PROGRAM", "LOCAL", "ALLOWED", "DENIED", "NOT LOCAL", "DESTINATIONS", "FIRST (\(zone))", "LAST (\(zone))"]
+        for name in columns { html += "<th>\(HTMLText.escape(name))</th>" }
+        html += "</tr></thead>\n<tbody>\n"
+        for program in programs.prefix(PageLimits.otherPrograms) {
+            let cells = [
+                HTMLText.escape(program.program, limit: PageLimits.recordText), String(program.local.total),
+                String(program.local.allowed), String(program.local.denied), String(program.nonLocal.total),
+                String(program.destinations.count), times.time(program.first), times.time(program.last),
+            ]
+            html += program.local.denied > 0 ? "<tr class=\"denied\">" : "<tr>"
+            for (column, cell) in cells.enumerated() {
+                html += ((1...5).contains(column) ? "<td class=\"count\">" : "<td>") + cell + "</td>"
+            }
+            html += "</tr>\n"
+        }
+        html += "</tbody>\n</table>\n"
+        let unlisted = programs.count - PageLimits.otherPrograms
+        if unlisted > 0 {
+            let operations = programs.dropFirst(PageLimits.otherPrograms).reduce(0) { $0 + $1.operations }
+            html += "<p>And \(unlisted) more program\(unlisted == 1 ? "" : "s"), with \(operations) operation"
+                + "\(operations == 1 ? "" : "s") in all: lnp report lists every one.</p>\n"
+        }
+        return html + "</section>\n"
+    }
+
+    /// `12 s`, `4 min`, `2.5 h`: how long a column of marks lasts.
+    static func duration(_ seconds: TimeInterval) -> String {
+        func number(_ value: Double) -> String {
+            value < 10 && value.rounded() != value ? String(format: "%.1f", value) : String(Int(value.rounded()))
+        }
+        if seconds < 1 { return "\(number(seconds * 1000)) ms" }
+        if seconds < 60 { return "\(number(seconds)) s" }
+        if seconds < 3600 { return "\(number(seconds / 60)) min" }
+        if seconds < 86400 { return "\(number(seconds / 3600)) h" }
+        return "\(number(seconds / 86400)) days"
     }
 
     /// `2 programs, 2026-11-21 10:00:00 to 2026-11-21 10:05:12.`
@@ -102,6 +221,7 @@ public struct HTMLFormat {
 
     private static let legend = """
         <p class="legend"><svg class="key" width="330" height="16" role="img" aria-label="Legend">\
+        \(SVGCharts.markers)\
         <g class="mark allowed local">\(SVGCharts.dot(8, 8))</g><text x="18" y="12">allowed</text>\
         <g class="mark denied local">\(SVGCharts.cross(86, 8))</g><text x="96" y="12">denied</text>\
         <g class="mark allowed nonlocal">\(SVGCharts.dot(160, 8))</g><text x="170" y="12">not local (hollow)</text>\
@@ -122,7 +242,12 @@ public struct HTMLFormat {
         .hatch-ground{fill:#fed7d7}.hatch-line{fill:#c53030}text.value.denied{fill:#9b2c2c;font-weight:600}\
         table{border-collapse:collapse;margin:1em 0}th,td{padding:.2em .7em;border-bottom:1px solid #e2e8f0;text-align:left;white-space:nowrap}\
         td.count{text-align:right;font-variant-numeric:tabular-nums}tr.denied td:nth-child(5){color:#9b2c2c;font-weight:600}\
-        .meta,.legend{color:#4a5568}svg.key{vertical-align:middle}
+        .meta,.legend{color:#4a5568}svg.key{vertical-align:middle}h2.others{font-family:inherit}\
+        .dense{fill:none;stroke:none}\
+        .dense.allowed-local{marker-start:url(#mark-allowed-local);marker-mid:url(#mark-allowed-local);marker-end:url(#mark-allowed-local)}\
+        .dense.denied-local{marker-start:url(#mark-denied-local);marker-mid:url(#mark-denied-local);marker-end:url(#mark-denied-local)}\
+        .dense.allowed-nonlocal{marker-start:url(#mark-allowed-nonlocal);marker-mid:url(#mark-allowed-nonlocal);marker-end:url(#mark-allowed-nonlocal)}\
+        .dense.denied-nonlocal{marker-start:url(#mark-denied-nonlocal);marker-mid:url(#mark-denied-nonlocal);marker-end:url(#mark-denied-nonlocal)}
         """
 
     /// First in the body: any later script error is written into the page, where tests look.
@@ -143,9 +268,16 @@ public struct HTMLFormat {
 /// Text for HTML, in elements and in quoted attributes alike. Control and formatting
 /// characters are first shown escaped, as on a terminal.
 enum HTMLText {
-    static func escape(_ text: String) -> String {
+    /// How many characters of text from the records a table cell or a label shows: the
+    /// preload keeps names within 300 bytes, and a page must stay small whatever a file holds.
+    static let recordText = PageLimits.recordText
+
+    /// `text` for HTML, cut to `limit` characters (after control characters are made visible).
+    static func escape(_ text: String, limit: Int = .max) -> String {
+        var shown = Terminal.visible(text)
+        if shown.utf8.count > limit, shown.count > limit { shown = String(shown.prefix(max(limit - 1, 0))) + "…" }
         var html = ""
-        for character in Terminal.visible(text) {
+        for character in shown {
             switch character {
             case "&": html += "&amp;"
             case "<": html += "&lt;"

@@ -35,33 +35,10 @@ public struct PrivacyReportActivity: Equatable, Sendable {
 /// activity, not of the local network alone. Each allowed operation is one hit, a name
 /// lookup included; its domain is the name when known, else the address.
 public enum PrivacyReportFormat {
-    /// One record per program, domain and initiation; by program, then domain, app-initiated first.
+    /// One record per program, domain and initiation; by program, then domain, app-initiated
+    /// first (`ReportBuilder` counts them as the records are read).
     public static func activities(_ report: Report) -> [PrivacyReportActivity] {
-        struct Key: Hashable {
-            var domain: String
-            var initiated: PrivacyReportActivity.InitiatedType
-        }
-        var activities: [PrivacyReportActivity] = []
-        for program in report.programs {
-            var byKey: [Key: PrivacyReportActivity] = [:]
-            for entry in program.entries where entry.decision == .allow {
-                let key = Key(domain: entry.domain, initiated: entry.attribution == .app ? .app : .user)
-                if var activity = byKey[key] {
-                    activity.hits += 1
-                    activity.firstTimeStamp = min(activity.firstTimeStamp, entry.time)
-                    activity.timeStamp = max(activity.timeStamp, entry.time)
-                    byKey[key] = activity
-                } else {
-                    byKey[key] = PrivacyReportActivity(
-                        domain: key.domain, firstTimeStamp: entry.time, timeStamp: entry.time,
-                        initiatedType: key.initiated, hits: 1, bundleID: program.program)
-                }
-            }
-            activities += byKey.values.sorted {
-                ($0.domain, $0.initiatedType == .app ? 0 : 1) < ($1.domain, $1.initiatedType == .app ? 0 : 1)
-            }
-        }
-        return activities
+        report.programs.flatMap(\.activities)
     }
 
     public static func lines(_ report: Report) -> [String] { activities(report).map(\.jsonLine) }

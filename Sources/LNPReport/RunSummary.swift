@@ -5,30 +5,41 @@
 ///
 /// or `lnp: no local-network operations`. Only local operations count: other activity,
 /// when it was recorded, is not what lnp decides on.
+///
+/// lnp-run adds each record as it arrives: what it keeps grows with the destinations, not
+/// with the length of the run.
 public struct RunSummary: Sendable {
-    public private(set) var lines: [String]
+    /// How many destinations to name at most, most hits first.
+    public let limit: Int
+    private var tally = Tally()
+    private var destinations: [Destination: DestinationTally] = [:]
+    private var count = 0
 
-    /// - Parameter destinations: how many destinations to name at most, most hits first.
+    public init(destinations limit: Int = 3) { self.limit = limit }
+
     public init(entries: [AuditEntry], destinations limit: Int = 3) {
-        var tally = Tally()
-        var byDestination: [Destination: DestinationReport] = [:]
-        for entry in entries where entry.isLocal {
-            tally.count(entry.decision)
-            byDestination[Destination(entry), default: DestinationReport(entry)].add(entry)
-        }
-        guard tally.total > 0 else {
-            lines = ["lnp: no local-network operations"]
-            return
-        }
+        self.init(destinations: limit)
+        entries.forEach { add($0) }
+    }
+
+    public mutating func add(_ entry: AuditEntry) {
+        guard entry.isLocal else { return }
+        count += 1
+        tally.count(entry.decision)
+        let destination = Destination(entry)
+        destinations[destination, default: DestinationTally(entry)].add(entry, order: count, domain: destination.domain)
+    }
+
+    public var lines: [String] {
+        guard tally.total > 0 else { return ["lnp: no local-network operations"] }
         let noun = tally.total == 1 ? "operation" : "operations"
-        lines = ["lnp: \(tally.total) local-network \(noun): \(tally.allowed) allowed, \(tally.denied) denied"]
-        let ranked = byDestination.values.sorted {
-            $0.hits != $1.hits ? $0.hits > $1.hits : $0.destination < $1.destination
-        }
+        var lines = ["lnp: \(tally.total) local-network \(noun): \(tally.allowed) allowed, \(tally.denied) denied"]
+        let ranked = DestinationReport.busiestFirst(destinations.map { $0.value.report($0.key) })
         var named = ranked.prefix(max(limit, 1)).map(Self.describe)
         let unnamed = ranked.count - named.count
         if unnamed > 0 { named.append("and \(unnamed) more") }
         lines.append("lnp: \(unnamed > 0 ? "top destinations" : "destinations"): " + named.joined(separator: ", "))
+        return lines
     }
 
     /// `10.77.0.2:8080 (tcp, 8 allowed, 1 denied)`, `printer.local (2 denied)`.

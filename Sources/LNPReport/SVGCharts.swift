@@ -10,7 +10,16 @@ struct SVGCharts {
     /// More destinations than this share the last row.
     static let rows = 12
 
+    /// What a mark with its tooltip takes on the page, about; and one of a dense timeline.
+    static let titledMarkBytes = 180
+    static let denseMarkBytes = 10
+
     let program: ProgramReport
+    /// Nil when the records were not read a second time for it.
+    let timeline: Timeline?
+    /// What the timeline's marks may take on the page, in bytes (`HTMLFormat` shares
+    /// `PageLimits.markBytes` among the sections).
+    let markBytes: Int
     /// A number unique on the page, for the ids of the pattern definitions.
     let index: Int
     let formatter: DateFormatter
@@ -18,50 +27,102 @@ struct SVGCharts {
     // MARK: The timeline
 
     /// x: time, from the program's first record to its last; y: one row per destination.
-    func timeline() -> String {
-        let lanes = Lanes(program.destinations)
-        let plotLeft = Self.labelWidth, plotRight = Self.width - 20
-        let height = Double(lanes.labels.count) * Self.rowHeight + 40
-        let start = program.first.date, end = program.last.date
-        let span = end.timeIntervalSince(start)
-        func x(_ time: AuditTime) -> Double {
-            span <= 0 ? (plotLeft + plotRight) / 2 : plotLeft + time.date.timeIntervalSince(start) / span * (plotRight - plotLeft)
-        }
-
-        var svg = open(class: "timeline", height: height, label: "Timeline of \(program.entries.count) operations")
-        for (row, label) in lanes.labels.enumerated() {
-            let y = Double(row) * Self.rowHeight + Self.rowHeight / 2 + 4
+    /// A mark per pixel, row and kind, with its count and times as its tooltip, when that
+    /// fits in `markBytes`; else a dense timeline: columns of 1, 2, 4… pixels, as wide as the
+    /// room needs, their marks drawn by markers on one path per row and kind, which take about
+    /// a fifteenth of the room (the path's tooltip has the row's count). `step`: how long a
+    /// column lasts, when wider than a pixel.
+    func timelineChart() -> (svg: String, step: TimeInterval?) {
+        guard let timeline else { return ("", nil) }
+        let plotLeft = Timeline.plotLeft, plotRight = Timeline.plotRight
+        let labels = timeline.lanes.labels
+        let height = Double(labels.count) * Self.rowHeight + 40
+        let label = "Timeline of \(program.operations) operation\(program.operations == 1 ? "" : "s")"
+        var svg = open(class: "timeline", height: height, label: label)
+        for (row, label) in labels.enumerated() {
+            let y = Self.y(row)
             svg += "<line class=\"lane\" x1=\"\(plotLeft)\" x2=\"\(plotRight)\" y1=\"\(y)\" y2=\"\(y)\"/>"
             svg += rowLabel(label, y: y)
         }
-        // One mark per pixel, row and kind: thousands of operations stay a readable, small page.
-        struct Spot: Hashable { var lane: Int, x: Int, allowed: Bool, local: Bool }
-        var spots: [Spot: (count: Int, first: AuditTime, last: AuditTime)] = [:]
-        var order: [Spot] = []
-        for entry in program.entries {
-            let spot = Spot(
-                lane: lanes.lane(of: Destination(entry)), x: Int(x(entry.time).rounded()),
-                allowed: entry.decision == .allow, local: entry.isLocal)
-            if let seen = spots[spot] {
-                spots[spot] = (seen.count + 1, seen.first, entry.time)
-            } else {
-                spots[spot] = (1, entry.time, entry.time)
-                order.append(spot)
-            }
+        var width = 1
+        if timeline.cells.count <= markBytes / Self.titledMarkBytes {
+            svg += titledMarks(timeline)
+        } else {
+            let (dense, columnWidth) = denseMarks(timeline)
+            svg += dense
+            width = columnWidth
         }
-        for spot in order {
-            let (count, first, last) = spots[spot]!
-            let y = Double(spot.lane) * Self.rowHeight + Self.rowHeight / 2 + 4
-            let kind = (spot.allowed ? "allowed" : "denied") + (spot.local ? " local" : " nonlocal")
-            let when = first == last ? time(first) : "\(time(first)) to \(time(last))"
-            let title = "\(count) \(spot.allowed ? "allowed" : "denied")\(spot.local ? "" : ", not local"), \(when)"
-            svg += "<g class=\"mark \(kind)\"><title>\(HTMLText.escape(title))</title>"
+        let span = timeline.span
+        svg += axis(top: Double(labels.count) * Self.rowHeight + 6, left: plotLeft, right: plotRight, span: span)
+        let step = width > 1 && span > 0 ? span * Double(width) / (plotRight - plotLeft) : nil
+        return (svg + "</svg>", step)
+    }
+
+    private static func y(_ lane: Int) -> Double { Double(lane) * rowHeight + rowHeight / 2 + 4 }
+
+    private static func kind(_ spot: Timeline.Spot) -> String {
+        (spot.allowed ? "allowed" : "denied") + (spot.local ? " local" : " nonlocal")
+    }
+
+    private func title(count: Int, allowed: Bool, local: Bool, first: AuditTime, last: AuditTime) -> String {
+        let when = first == last ? time(first) : "\(time(first)) to \(time(last))"
+        return "\(count) \(allowed ? "allowed" : "denied")\(local ? "" : ", not local"), \(when)"
+    }
+
+    private func titledMarks(_ timeline: Timeline) -> String {
+        var svg = ""
+        for (spot, cell) in timeline.marks(limit: .max).marks {
+            let y = Self.y(spot.lane)
+            let title = title(count: cell.count, allowed: spot.allowed, local: spot.local, first: cell.first, last: cell.last)
+            svg += "<g class=\"mark \(Self.kind(spot))\"><title>\(HTMLText.escape(title))</title>"
             svg += spot.allowed ? Self.dot(Double(spot.x), y) : Self.cross(Double(spot.x), y)
             svg += "</g>"
         }
-        svg += axis(top: Double(lanes.labels.count) * Self.rowHeight + 6, left: plotLeft, right: plotRight, span: span)
-        return svg + "</svg>"
+        return svg
     }
+
+    private func denseMarks(_ timeline: Timeline) -> (svg: String, columnWidth: Int) {
+        struct Row: Hashable, Comparable {
+            var lane: Int, allowed: Bool, local: Bool
+            static func < (a: Row, b: Row) -> Bool {
+                (a.lane, a.allowed ? 0 : 1, a.local ? 0 : 1) < (b.lane, b.allowed ? 0 : 1, b.local ? 0 : 1)
+            }
+        }
+        let (marks, width) = timeline.marks(limit: max(markBytes / Self.denseMarkBytes, 1))
+        var paths: [Row: String] = [:]
+        var rows: [Row: Timeline.Cell] = [:]
+        for (spot, cell) in marks.sorted(by: { $0.spot.x < $1.spot.x }) {
+            let row = Row(lane: spot.lane, allowed: spot.allowed, local: spot.local)
+            paths[row, default: ""] += "M\(spot.x) \(Int(Self.y(spot.lane)))"
+            if let had = rows[row] {
+                rows[row] = Timeline.Cell(
+                    count: had.count + cell.count, first: min(had.first, cell.first), last: max(had.last, cell.last),
+                    order: had.order)
+            } else {
+                rows[row] = cell
+            }
+        }
+        var svg = ""
+        for row in rows.keys.sorted() {
+            let cell = rows[row]!
+            let kind = (row.allowed ? "allowed" : "denied") + (row.local ? "-local" : "-nonlocal")
+            let title = title(count: cell.count, allowed: row.allowed, local: row.local, first: cell.first, last: cell.last)
+            svg += "<path class=\"dense \(kind)\" d=\"\(paths[row]!)\"><title>\(HTMLText.escape(title))</title></path>"
+        }
+        return (svg, width)
+    }
+
+    /// The markers dense timelines draw their marks with: the shapes of the marks, once per page.
+    static let markers: String = {
+        var defs = "<defs>"
+        for (allowed, local) in [(true, true), (false, true), (true, false), (false, false)] {
+            let decision = allowed ? "allowed" : "denied", network = local ? "local" : "nonlocal"
+            let attribute = " class=\"mark \(decision) \(network)\""
+            defs += "<marker id=\"mark-\(decision)-\(network)\" markerUnits=\"userSpaceOnUse\" overflow=\"visible\">"
+                + (allowed ? dot(0, 0, attribute) : cross(0, 0, attribute)) + "</marker>"
+        }
+        return defs + "</defs>"
+    }()
 
     private func axis(top: Double, left: Double, right: Double, span: TimeInterval) -> String {
         var svg = "<line class=\"axis\" x1=\"\(left)\" x2=\"\(right)\" y1=\"\(top)\" y2=\"\(top)\"/>"
@@ -77,19 +138,21 @@ struct SVGCharts {
         return svg
     }
 
-    static func dot(_ x: Double, _ y: Double) -> String {
-        "<circle cx=\"\(x)\" cy=\"\(y)\" r=\"4.5\"/>"
+    /// `attributes`: more of them, each with a space before it.
+    static func dot(_ x: Double, _ y: Double, _ attributes: String = "") -> String {
+        "<circle\(attributes) cx=\"\(x)\" cy=\"\(y)\" r=\"4.5\"/>"
     }
 
-    static func cross(_ x: Double, _ y: Double) -> String {
-        "<path d=\"M\(x - 4.5) \(y - 4.5)L\(x + 4.5) \(y + 4.5)M\(x - 4.5) \(y + 4.5)L\(x + 4.5) \(y - 4.5)\"/>"
+    static func cross(_ x: Double, _ y: Double, _ attributes: String = "") -> String {
+        "<path\(attributes) d=\"M\(x - 4.5) \(y - 4.5)L\(x + 4.5) \(y + 4.5)M\(x - 4.5) \(y + 4.5)L\(x + 4.5) \(y - 4.5)\"/>"
     }
 
     // MARK: The bars
 
     /// One bar per destination, by hits: the allowed part solid, the denied part hatched and
-    /// named in words beside the bar.
-    func bars() -> String {
+    /// named in words beside the bar. `listed`: how many destinations the table below names
+    /// one by one (it counts the rest together).
+    func bars(listed: Int) -> String {
         let shown = program.destinations.prefix(Self.rows)
         let more = program.destinations.count - shown.count
         let height = Double(shown.count + (more > 0 ? 1 : 0)) * Self.rowHeight + 8
@@ -122,8 +185,12 @@ struct SVGCharts {
                 + HTMLText.escape(words.joined(separator: ", ")) + "</text>"
         }
         if more > 0 {
-            svg += "<text class=\"tick\" x=\"\(barLeft)\" y=\"\(height - 6)\">"
-                + "\(more) more destination\(more == 1 ? "" : "s") in the table below</text>"
+            let next = max(0, listed - shown.count)
+            let words = next >= more
+                ? "\(more) more destination\(more == 1 ? "" : "s") in the table below"
+                : "\(more) more destinations: the next \(next) in the table below, "
+                    + "the other \(more - next) counted together there"
+            svg += "<text class=\"tick\" x=\"\(barLeft)\" y=\"\(height - 6)\">\(words)</text>"
         }
         return svg + "</svg>"
     }
@@ -140,30 +207,11 @@ struct SVGCharts {
             + "height=\"\(height + 4)\" role=\"img\" aria-label=\"\(HTMLText.escape(label))\">"
     }
 
-    /// A destination's name at the left, cut to fit; the whole name is its tooltip.
+    /// A destination's name at the left, cut to fit; the whole name (up to a limit) is its tooltip.
     private func rowLabel(_ label: String, y: Double) -> String {
-        let limit = 36
-        let shown = label.count > limit ? String(label.prefix(limit - 1)) + "…" : label
-        return "<text class=\"label\" x=\"\(Self.labelWidth - 8)\" y=\"\(y + 4)\" text-anchor=\"end\">"
-            + "<title>\(HTMLText.escape(label))</title>\(HTMLText.escape(shown))</text>"
+        "<text class=\"label\" x=\"\(Self.labelWidth - 8)\" y=\"\(y + 4)\" text-anchor=\"end\">"
+            + "<title>\(HTMLText.escape(label, limit: HTMLText.recordText))</title>\(HTMLText.escape(label, limit: 36))</text>"
     }
 
     private func time(_ time: AuditTime) -> String { formatter.string(from: AuditTime(seconds: time.seconds).date) }
-
-    /// The timeline's rows: the busiest destinations, then one for all the others.
-    private struct Lanes {
-        var labels: [String] = []
-        private var index: [Destination: Int] = [:]
-
-        init(_ destinations: [DestinationReport]) {
-            let own = destinations.count > SVGCharts.rows ? SVGCharts.rows - 1 : destinations.count
-            for (row, destination) in destinations.prefix(own).enumerated() {
-                labels.append(SVGCharts.label(destination.destination))
-                index[destination.destination] = row
-            }
-            if destinations.count > own { labels.append("\(destinations.count - own) other destinations") }
-        }
-
-        func lane(of destination: Destination) -> Int { index[destination] ?? labels.count - 1 }
-    }
 }

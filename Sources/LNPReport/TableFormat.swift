@@ -14,15 +14,20 @@ public struct TableFormat {
     }
 
     public func lines(_ report: Report) -> [String] {
-        if report.programs.isEmpty { return ["no operations to report"] }
-        var lines: [String] = []
-        for program in report.programs {
-            if !lines.isEmpty { lines.append("") }
-            lines.append(Terminal.visible(program.program) + ": " + Self.totals(program))
+        var all: [String] = []
+        lines(report) { all.append($0) }
+        return all
+    }
+
+    /// The lines one by one, for writing as they are made: a program at a time is kept.
+    public func lines(_ report: Report, _ line: (String) -> Void) {
+        if report.programs.isEmpty { return line("no operations to report") }
+        for (index, program) in report.programs.enumerated() {
+            if index > 0 { line("") }
+            line(Terminal.visible(program.program) + ": " + Self.totals(program))
             let rows = [columnNames] + program.destinations.map { $0.cells(formatter) }
-            lines += Self.layout(rows).map { "  " + $0 }
+            for text in Self.layout(rows) { line("  " + text) }
         }
-        return lines
     }
 
     /// `12 local-network operations (10 allowed, 2 denied), 3 not local; 14 app-initiated, 1 user-initiated`
@@ -63,6 +68,9 @@ public struct TableFormat {
         }
     }
 
+    /// `2026-11-21 11:00:00` in `timeZone`, cut to the second.
+    func time(_ time: AuditTime) -> String { formatter.string(from: AuditTime(seconds: time.seconds).date) }
+
     /// The cells of a destination's row, in `timeZone`.
     func cells(_ destination: DestinationReport) -> [String] { destination.cells(formatter) }
 }
@@ -90,6 +98,8 @@ extension DestinationReport {
 /// the terminal or reorder what is shown.
 enum Terminal {
     static func visible(_ text: String) -> String {
+        // Printable ASCII, as most names are, is shown as it is.
+        if text.utf8.allSatisfy({ (0x20...0x7e).contains($0) }) { return text }
         var shown = ""
         for scalar in text.unicodeScalars {
             switch scalar.properties.generalCategory {

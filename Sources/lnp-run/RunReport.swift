@@ -13,8 +13,8 @@ struct RunReport {
 
     var lines: [String] {
         var lines: [String] = []
-        if summary, let entries = records.entries {
-            lines += RunSummary(entries: entries).lines
+        if summary, let counted = records.summary {
+            lines += counted.lines
             if !observability.isObservable {
                 lines.append("lnp: \(program) itself was not observed (\(observability.summary)); only what its children did is counted")
             }

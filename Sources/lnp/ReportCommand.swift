@@ -5,9 +5,11 @@ import LNPReport
 /// `lnp report [AUDIT-FILE…]`: what programs did on the network, from their audit records.
 ///
 /// A line that is not a record is named on stderr (`FILE:LINE: what is wrong`) and skipped;
-/// the report covers the rest. Exit status: 0 when everything was read, 1 when a line was
-/// malformed, 2 when a file could not be read (the report still covers the others), so
-/// that scripts notice either.
+/// the report covers the rest. Files are read a buffer at a time and each record counted as it
+/// comes, so memory grows with the programs and destinations, not with the files. Exit
+/// status: 0 when everything was read, 1 when a line was malformed (or the report could not be
+/// written), 2 when a file could not be read (the report still covers the others), so that
+/// scripts notice either.
 struct ReportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "report", abstract: "Report what programs did on the network, from audit files.",
@@ -17,7 +19,8 @@ struct ReportCommand: ParsableCommand {
             app- and user-initiated, first and last (local time). --format ndjson writes Apple's App \
             Privacy Report networkActivity records, of the allowed operations only (a denied one \
             contacted nothing); --format html writes one self-contained page with a timeline and a \
-            chart per program.
+            chart per program, which counts together the least busy destinations and programs of a \
+            large audit, so that it stays under 2 MB.
             """)
 
     enum Format: String, ExpressibleByArgument, CaseIterable {
@@ -48,24 +51,40 @@ struct ReportCommand: ParsableCommand {
     func run() throws {
         var filter = ReportFilter(programs: program)
         if let since { filter.since = try? TimeFilter.since(since) }
-        var reading = AuditReading()
-        for file in files.isEmpty ? ["-"] : files {
-            reading.append(file == "-" ? AuditReader.readStandardInput() : AuditReader.read(path: file))
+        // Problems are said as they are met, not kept.
+        var builder = ReportBuilder(filter: filter)
+        var unreadable = false, malformed = false
+        let inputs = (files.isEmpty ? ["-"] : files).map(AuditInput.init(path:))
+        for input in inputs {
+            input.read(twice: format == .html, entry: { builder.add($0) }) { problem in
+                if problem.kind == .unreadableFile { unreadable = true } else { malformed = true }
+                FileHandle.standardError.write(Data("lnp: \(problem)\n".utf8))
+            }
         }
-        for problem in reading.problems {
-            FileHandle.standardError.write(Data("lnp: \(problem)\n".utf8))
-        }
+        let report = builder.finish()
 
-        let report = Report(entries: reading.entries, filter: filter)
-        let output: String
+        var output = ReportOutput()
         switch format {
-        case .table: output = TableFormat().lines(report).map { $0 + "\n" }.joined()
-        case .ndjson: output = PrivacyReportFormat.lines(report).map { $0 + "\n" }.joined()
-        case .html: output = HTMLFormat().page(report)
+        case .table: TableFormat().lines(report) { output.line($0) }
+        case .ndjson:
+            for activity in PrivacyReportFormat.activities(report) { output.line(activity.jsonLine) }
+        case .html:
+            // The timelines need each program's span and busiest destinations: a second reading.
+            let html = HTMLFormat()
+            var timelines = Timelines(report: report, for: html, filter: filter)
+            for input in inputs {
+                if let reason = input.readAgain(entry: { timelines.add($0) }) { timelines.unread.append(reason) }
+            }
+            output.write(html.page(report, timelines: timelines))
         }
-        FileHandle.standardOutput.write(Data(output.utf8))
+        output.flush()
+        if let failure = output.failure {
+            let reason = String(cString: strerror(failure))
+            FileHandle.standardError.write(Data("lnp: cannot write the report: \(reason)\n".utf8))
+            throw ExitCode.failure
+        }
 
-        if reading.hasUnreadableFile { throw ExitCode(2) }
-        if reading.hasMalformedLine { throw ExitCode(1) }
+        if unreadable { throw ExitCode(2) }
+        if malformed { throw ExitCode(1) }
     }
 }

@@ -5,7 +5,7 @@ import Testing
 private let utc = TimeZone(identifier: "UTC")!
 
 private func page(_ entries: [AuditEntry], nonce: String = "n0nce") -> String {
-    HTMLFormat(timeZone: utc, nonce: nonce).page(Report(entries: entries))
+    HTMLFormat(timeZone: utc, nonce: nonce).page(entries: entries)
 }
 
 private func count(_ needle: String, in text: String) -> Int {

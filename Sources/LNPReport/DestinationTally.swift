@@ -1,0 +1,121 @@
+/// One destination's operations as they are read, for `ReportBuilder` and `RunSummary`: counts,
+/// first and last, and the addresses and operations seen, each with when it was first seen, so
+/// that the report lists them in time order however the records came. A report keeps one per
+/// program and destination — tens of thousands in a large audit — so it is kept small: times
+/// as microseconds, the destination only as the key it is filed under.
+struct DestinationTally {
+    private var allowed = 0, denied = 0, app = 0, user = 0
+    private var first: Int64, last: Int64
+    private var addresses = FirstSeen()
+    private var operations = FirstSeen()
+    /// Allowed operations, app- and user-initiated: what Apple's records count
+    /// (`PrivacyReportActivity`), kept here rather than in a table of their own.
+    private(set) var allowedByApp = Contact()
+    private(set) var allowedByUser = Contact()
+
+    /// Operations, and the first and last of them; none when `hits` is 0.
+    struct Contact {
+        var hits = 0
+        var first: Int64 = 0, last: Int64 = 0
+
+        mutating func add(_ time: Int64) { add(Contact(hits: 1, first: time, last: time)) }
+
+        mutating func add(_ other: Contact) {
+            guard other.hits > 0 else { return }
+            if hits == 0 {
+                self = other
+                return
+            }
+            hits += other.hits
+            first = min(first, other.first)
+            last = max(last, other.last)
+        }
+    }
+
+    init(_ entry: AuditEntry) {
+        first = entry.time.microsecondsSinceEpoch
+        last = first
+    }
+
+    /// `order`: the record's place in what was read, for records of the same instant.
+    /// `domain`: the destination's (`Destination.domain`): an address that is the domain is not listed.
+    mutating func add(_ entry: AuditEntry, order: Int, domain: String) {
+        let time = entry.time.microsecondsSinceEpoch
+        if let address = entry.address, address != domain { addresses.see(address, at: time, order: order) }
+        operations.see(entry.op, at: time, order: order)
+        if entry.decision == .allow { allowed += 1 } else { denied += 1 }
+        if entry.attribution == .app { app += 1 } else { user += 1 }
+        first = min(first, time)
+        last = max(last, time)
+        if entry.decision == .allow {
+            if entry.attribution == .app { allowedByApp.add(time) } else { allowedByUser.add(time) }
+        }
+    }
+
+    var hits: Int { allowed + denied }
+
+    func report(_ destination: Destination) -> DestinationReport {
+        var report = DestinationReport(
+            destination: destination, first: AuditTime(microsecondsSinceEpoch: first),
+            last: AuditTime(microsecondsSinceEpoch: last))
+        report.tally = Tally(allowed: allowed, denied: denied)
+        report.app = app
+        report.user = user
+        report.addresses = addresses.inOrder
+        report.operations = operations.inOrder
+        return report
+    }
+}
+
+/// Words (addresses, operations) with the earliest time each was seen. Most destinations
+/// have one operation and one address or none: the first is kept inline; more are looked up
+/// in a list, and past 16 in an index too.
+private struct FirstSeen {
+    private struct Seen {
+        var word: String
+        var time: Int64
+        var order: Int
+    }
+
+    private var first: Seen?
+    private var more: [Seen] = []
+    private var index: [String: Int]?
+
+    mutating func see(_ word: String, at time: Int64, order: Int) {
+        guard let seen = first else {
+            first = Seen(word: word, time: time, order: order)
+            return
+        }
+        if seen.word == word {
+            if time < seen.time { first = Seen(word: word, time: time, order: order) }
+            return
+        }
+        let at = index.map { $0[word] } ?? more.firstIndex { $0.word == word }
+        if let at {
+            if time < more[at].time { more[at] = Seen(word: word, time: time, order: order) }
+            return
+        }
+        more.append(Seen(word: word, time: time, order: order))
+        if index != nil {
+            index?[word] = more.count - 1
+        } else if more.count > 16 {
+            index = Dictionary(uniqueKeysWithValues: more.enumerated().map { ($1.word, $0) })
+        }
+    }
+
+    var inOrder: [String] {
+        guard let first else { return [] }
+        return ([first] + more).sorted { ($0.time, $0.order) < ($1.time, $1.order) }.map(\.word)
+    }
+}
+
+extension AuditTime {
+    /// Microseconds since 1970, for tallies: 8 bytes rather than 16, and exact for any time an
+    /// audit file can hold (RFC 3339 years up to 9999).
+    var microsecondsSinceEpoch: Int64 { seconds * 1_000_000 + Int64(microseconds) }
+
+    init(microsecondsSinceEpoch value: Int64) {
+        let seconds = value >= 0 ? value / 1_000_000 : (value - 999_999) / 1_000_000
+        self.init(seconds: seconds, microseconds: Int32(value - seconds * 1_000_000))
+    }
+}

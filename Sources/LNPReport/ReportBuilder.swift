@@ -1,0 +1,82 @@
+/// A report built one record at a time, as the reader hands them on: what it keeps grows with
+/// the programs and their destinations, never with the records, so `lnp report` takes about
+/// the same memory for a day's audit file as for a year's.
+public struct ReportBuilder {
+    public let filter: ReportFilter
+    private var programs: [String: ProgramTally] = [:]
+    /// Whether each program path seen is one `filter` names.
+    private var named: [String: Bool] = [:]
+    private var count = 0
+
+    public init(filter: ReportFilter = ReportFilter()) { self.filter = filter }
+
+    public mutating func add(_ entry: AuditEntry) {
+        if let since = filter.since, entry.time < since { return }
+        if !filter.programs.isEmpty {
+            let included = named[entry.program] ?? filter.includes(entry)
+            named[entry.program] = included
+            guard included else { return }
+        }
+        count += 1
+        programs[entry.program, default: ProgramTally(entry)].add(entry, order: count)
+    }
+
+    /// The report of what was added: programs by path. The builder is left empty, so that
+    /// what it kept is freed as the report is made.
+    public mutating func finish() -> Report {
+        var finished: [ProgramReport] = []
+        for path in programs.keys.sorted() {
+            finished.append(programs.removeValue(forKey: path)!.finished)
+        }
+        return Report(programs: finished)
+    }
+}
+
+/// One program's operations as they are read.
+private struct ProgramTally {
+    var report: ProgramReport
+    var destinations: [Destination: DestinationTally] = [:]
+
+    init(_ entry: AuditEntry) {
+        report = ProgramReport(program: entry.program, first: entry.time, last: entry.time)
+    }
+
+    mutating func add(_ entry: AuditEntry, order: Int) {
+        if entry.isLocal { report.local.count(entry.decision) } else { report.nonLocal.count(entry.decision) }
+        if entry.attribution == .app { report.app += 1 } else { report.user += 1 }
+        if entry.time < report.first { report.first = entry.time }
+        if report.last < entry.time { report.last = entry.time }
+        let destination = Destination(entry)
+        destinations[destination, default: DestinationTally(entry)].add(entry, order: order, domain: destination.domain)
+    }
+
+    var finished: ProgramReport {
+        var finished = report
+        finished.destinations = DestinationReport.busiestFirst(destinations.map { $0.value.report($0.key) })
+        finished.activities = activities
+        return finished
+    }
+
+    /// Apple's records: the allowed operations of the destinations, by domain (whatever the
+    /// port or transport) and initiation; by domain, app-initiated first.
+    private var activities: [PrivacyReportActivity] {
+        typealias Contact = DestinationTally.Contact
+        var byDomain: [String: (app: Contact, user: Contact)] = [:]
+        for (destination, tally) in destinations where tally.allowedByApp.hits + tally.allowedByUser.hits > 0 {
+            byDomain[destination.domain, default: (Contact(), Contact())].app.add(tally.allowedByApp)
+            byDomain[destination.domain, default: (Contact(), Contact())].user.add(tally.allowedByUser)
+        }
+        var activities: [PrivacyReportActivity] = []
+        for domain in byDomain.keys.sorted() {
+            let (app, user) = byDomain[domain]!
+            let both: [(Contact, PrivacyReportActivity.InitiatedType)] = [(app, .app), (user, .user)]
+            for (contact, initiated) in both where contact.hits > 0 {
+                activities.append(PrivacyReportActivity(
+                    domain: domain, firstTimeStamp: AuditTime(microsecondsSinceEpoch: contact.first),
+                    timeStamp: AuditTime(microsecondsSinceEpoch: contact.last), initiatedType: initiated,
+                    hits: contact.hits, bundleID: report.program))
+            }
+        }
+        return activities
+    }
+}

@@ -1,0 +1,158 @@
+import Foundation
+import Testing
+
+@testable import LNPReport
+
+private let utc = TimeZone(identifier: "UTC")!
+private let twoMB = 2_000_000
+
+private func page(_ entries: [AuditEntry], filter: ReportFilter = ReportFilter()) -> String {
+    HTMLFormat(timeZone: utc, nonce: "n0nce").page(entries: entries, filter: filter)
+}
+
+private func count(_ needle: String, in text: String) -> Int {
+    text.components(separatedBy: needle).count - 1
+}
+
+/// The counts in the tooltips of a page's timeline marks, added up.
+private func markedOperations(_ html: String) -> Int {
+    html.matches(of: /<title>(\d+) (allowed|denied)/).reduce(0) { $0 + Int($1.output.1)! }
+}
+
+@Suite("HTML page limits")
+struct HTMLPageLimitsTests {
+    /// Five busy destinations, then 20,000 seen once each over six hours.
+    @Test func manyDestinationsMakeASmallPageThatStillNamesTheBusiest() {
+        var entries: [AuditEntry] = []
+        for (rank, hits) in [500, 400, 300, 200, 100].enumerated() {
+            entries += (0..<hits).map { (n: Int) -> AuditEntry in
+                auditEntry(Int64(n * 40), address: "10.1.0.\(rank + 1)", decision: n % 10 == 0 ? .deny : .allow)
+            }
+        }
+        entries += (0..<20_000).map { auditEntry(Int64($0), address: "10.2.\($0 / 250).\($0 % 250 + 1)", port: 9100) }
+        let html = page(entries)
+        #expect(html.utf8.count <= twoMB)
+        #expect(html.hasSuffix("</html>\n"))
+        for rank in 1...5 {
+            #expect(html.contains(">10.1.0.\(rank):8080 tcp</text>"), "the busiest are named on the charts")
+            #expect(html.contains("<td>10.1.0.\(rank):8080</td>"), "and in the table")
+        }
+        #expect(html.contains(">450 allowed, 50 denied</text>"))
+        // The rest share a timeline row, and a table row with their counts.
+        #expect(html.contains(">19994 other destinations</text>"))
+        #expect(html.contains("<tr><td>19981 other destinations</td><td></td><td>local</td><td class=\"count\">19981</td>"))
+        #expect(html.contains("19993 more destinations: the next 12 in the table below, the other 19981 counted together there"))
+        #expect(count("<tr", in: html) == 1 + PageLimits.tableRows)
+    }
+
+    @Test func manyProgramsAreListedAtTheEndPastTheBusiest() {
+        var entries: [AuditEntry] = []
+        for program in 0..<300 {
+            entries += (0..<(program < 10 ? 50 : 3)).map {
+                auditEntry(Int64($0), program: "/opt/p\(program)", address: "10.3.\(program / 200).\($0 % 200 + 1)")
+            }
+        }
+        let html = page(entries)
+        #expect(html.utf8.count <= twoMB)
+        #expect(count("<section class=\"program\">", in: html) == PageLimits.sections)
+        #expect(html.contains("300 programs, "))
+        #expect(html.contains("The busiest 40 are shown in full; the other 260 are listed at the end."))
+        for busy in 0..<10 { #expect(html.contains("<h2>/opt/p\(busy)</h2>")) }
+        #expect(html.contains("<h2 class=\"others\">Other programs</h2>"))
+        #expect(html.contains("<p>And 160 more programs, with 480 operations in all: lnp report lists every one.</p>"))
+    }
+
+    /// Text made to be as long as can be once escaped, everywhere the page shows text.
+    @Test func hostileRecordsStillMakeASmallPage() {
+        var entries: [AuditEntry] = []
+        let hostile = String(repeating: "\"\u{1b}<&'", count: 400)
+        for program in 0..<60 {
+            for destination in 0..<40 {
+                entries += (0..<30).map {
+                    auditEntry(
+                        Int64($0 * 700 + destination), program: "/\(program)/" + hostile, op: hostile,
+                        address: "10.4.\(destination).\($0)", host: "\(destination)" + hostile,
+                        decision: $0 % 3 == 0 ? .deny : .allow, attribution: $0 % 2 == 0 ? .app : .user,
+                        local: $0 % 5 != 0)
+                }
+            }
+        }
+        let html = page(entries)
+        #expect(html.utf8.count <= twoMB)
+        #expect(!html.contains("<&") && !html.contains("\u{1b}"))
+        #expect(html.hasSuffix("</html>\n"))
+    }
+
+    @Test func aBusyTimelineGroupsTimeIntoWiderColumns() {
+        // Twelve destinations, each busy every 10 seconds for six hours.
+        let entries = (0..<26_000).map { (n: Int) -> AuditEntry in
+            let decision: AuditEntry.Decision = n % 7 == 0 ? .deny : .allow
+            return auditEntry(Int64(n / 12 * 10), address: "10.5.0.\(n % 12 + 1)", decision: decision)
+        }
+        let html = page(entries)
+        #expect(html.utf8.count < 300_000)
+        #expect(html.contains("<path class=\"dense allowed-local\" d=\"M"))
+        #expect(html.contains("<path class=\"dense denied-local\" d=\"M"))
+        #expect(count("<g class=\"mark ", in: html) == 3, "only the legend's")
+        // Every operation is counted in its row's tooltip.
+        #expect(markedOperations(html) == 26_000)
+        #expect(html.contains("<marker id=\"mark-allowed-local\""))
+    }
+
+    @Test func marksAreGroupedIntoWiderColumnsToStayWithinALimit() throws {
+        let entries = (0..<5000).map { (n: Int) -> AuditEntry in
+            auditEntry(Int64(n * 3), address: "10.6.0.\(n % 20)", decision: n % 4 == 0 ? .deny : .allow)
+        }
+        let report = Report(entries: entries)
+        var timeline = Timeline(try #require(report.programs.first))
+        entries.forEach { timeline.add($0) }
+        let (fine, one) = timeline.marks(limit: .max)
+        #expect(one == 1)
+        let (coarse, width) = timeline.marks(limit: 100)
+        #expect(coarse.count <= 100 && width > 1)
+        #expect(fine.map(\.cell.count).reduce(0, +) == 5000)
+        #expect(coarse.map(\.cell.count).reduce(0, +) == 5000)
+        #expect(coarse.allSatisfy { Double($0.spot.x) >= Timeline.plotLeft && Double($0.spot.x) <= Timeline.plotRight })
+        #expect(coarse.map(\.cell.first).min() == AuditTime(seconds: reportEpoch))
+        #expect(coarse.map(\.cell.last).max() == AuditTime(seconds: reportEpoch + 14997))
+        // And the page says how long its columns last.
+        let html = HTMLFormat(timeZone: utc).page(report, timelines: {
+            var timelines = Timelines(report: report, programs: ["/usr/bin/curl"], filter: ReportFilter())
+            entries.forEach { timelines.add($0) }
+            return timelines
+        }())
+        #expect(html.contains("<figcaption>Operations over time") && html.utf8.count < 200_000)
+    }
+
+    @Test func aSmallTimelineKeepsAMarkPerPixelWithItsTooltip() {
+        let entries = (0..<300).map { auditEntry(Int64($0), decision: $0 % 2 == 0 ? .allow : .deny) }
+        let html = page(entries)
+        #expect(!html.contains("class=\"dense"))
+        #expect(html.contains("<figcaption>Operations over time</figcaption>"))
+        #expect(markedOperations(html) == 300)
+    }
+
+    @Test func theTimelinesCountWhatTheFilterTook() {
+        let entries = (0..<100).map { auditEntry(Int64($0)) } + (0..<50).map { auditEntry(Int64($0), program: "/usr/bin/wget") }
+        let html = page(entries, filter: ReportFilter(since: AuditTime(seconds: reportEpoch + 60), programs: ["curl"]))
+        #expect(html.contains("aria-label=\"Timeline of 40 operations\""))
+        #expect(markedOperations(html) == 40)
+        #expect(!html.contains("wget"))
+    }
+
+    @Test func anInputNotReadAgainIsNamed() {
+        let report = Report(entries: [auditEntry(0)])
+        var timelines = Timelines(report: report, programs: [], filter: ReportFilter())
+        timelines.unread.append("<stdin> (it could not be read a second time: No space left on device)")
+        let html = HTMLFormat(timeZone: utc).page(report, timelines: timelines)
+        #expect(html.contains(
+            "The timelines leave out &lt;stdin&gt; (it could not be read a second time: No space left on device)."))
+    }
+
+    @Test(arguments: [
+        (0.25, "250 ms"), (12.0, "12 s"), (7.5, "7.5 s"), (150.0, "2.5 min"), (7200.0, "2 h"), (259_200.0, "3 days"),
+    ])
+    func columnsSayHowLongTheyLast(seconds: Double, words: String) {
+        #expect(HTMLFormat.duration(seconds) == words)
+    }
+}
