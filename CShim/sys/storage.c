@@ -5,6 +5,8 @@
 
 static uint64_t settings[LNP_SETTINGS_WORDS];
 static unsigned char program[LNP_PATH_CAPACITY];
+static uint64_t executable_words[4];
+static unsigned char executable_path[LNP_PATH_CAPACITY];
 uint64_t lnp_route_cache_words[LNP_ROUTE_CACHE_ENTRIES * LNP_ROUTE_CACHE_WORDS];
 static uint64_t route_snapshot[LNP_ROUTE_SNAPSHOT_HEADER_WORDS + LNP_ROUTE_SNAPSHOT_ROUTES * 4 +
                                LNP_ROUTE_SNAPSHOT_INTERFACES * 3];
@@ -32,6 +34,8 @@ uint64_t *lnp_storage_route_snapshot(void) { return route_snapshot; }
 uint64_t *lnp_storage_route_staging(void) { return route_staging; }
 unsigned char *lnp_storage_netlink_dump(void) { return netlink_dump; }
 unsigned char *lnp_storage_program(void) { return program; }
+uint64_t *lnp_storage_executable_words(void) { return executable_words; }
+unsigned char *lnp_storage_executable_path(void) { return executable_path; }
 uint64_t *lnp_storage_dns_servers(void) { return dns_servers; }
 uint64_t *lnp_storage_proxies(void) { return proxies; }
 uint64_t *lnp_storage_proxy_names(void) { return proxy_names; }

@@ -29,32 +29,53 @@ public struct ByteWriter {
     }
 
     public mutating func append(_ text: StaticString) {
-        let start = text.utf8Start
-        for i in 0..<text.utf8CodeUnitCount { append(start[i]) }
+        append(text.utf8Start, count: text.utf8CodeUnitCount)
     }
 
     public mutating func append(bytes: UnsafeBufferPointer<UInt8>) {
-        for byte in bytes { append(byte) }
+        guard let start = bytes.baseAddress else { return }
+        append(start, count: bytes.count)
+    }
+
+    /// Copies what fits in one go (a record is made of a few dozen pieces: byte by byte,
+    /// they cost thousands of instructions).
+    @inline(__always) private mutating func append(_ start: UnsafePointer<UInt8>, count length: Int) {
+        let fitting = min(length, capacity - count)
+        UnsafeMutableRawPointer(base + count).copyMemory(from: start, byteCount: fitting)
+        count += fitting
+        if fitting < length { truncated = true }
     }
 
     public mutating func appendDecimal(_ value: UInt64, minimumDigits: Int = 1) {
-        var digits = InlineArray<20, UInt8>(repeating: 0)
+        var digits = 1
+        var rest = value
+        while rest >= 10 {
+            rest /= 10
+            digits += 1
+        }
+        let width = max(digits, minimumDigits)
+        guard width <= capacity - count else {  // what fits, from the left, and no more
+            for position in 0..<width {
+                let place = width - 1 - position  // the digit's power of ten
+                var n = value
+                for _ in 0..<place { n /= 10 }
+                append(place >= digits ? UInt8(ascii: "0") : UInt8(ascii: "0") + UInt8(truncatingIfNeeded: n % 10))
+            }
+            return
+        }
+        // Written in place, from the last digit back.
         var n = value
-        var used = 0
-        repeat {
-            digits[used] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: n % 10)
+        var index = count + width - 1
+        for _ in 0..<digits {
+            base[index] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: n % 10)
             n /= 10
-            used += 1
-        } while n > 0 && used < 20
-        var pad = minimumDigits - used
-        while pad > 0 {
-            append(UInt8(ascii: "0"))
-            pad -= 1
+            index -= 1
         }
-        while used > 0 {
-            used -= 1
-            append(digits[used])
+        while index >= count {
+            base[index] = UInt8(ascii: "0")
+            index -= 1
         }
+        count += width
     }
 
     public mutating func appendDecimal(_ value: Int64) {
@@ -64,6 +85,14 @@ public struct ByteWriter {
         } else {
             appendDecimal(UInt64(value))
         }
+    }
+
+    /// Whether every byte is printable ASCII that JSON takes as it is.
+    static func isPlain(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        for byte in bytes where byte < 0x20 || byte > 0x7e || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+            return false
+        }
+        return true
     }
 
     /// Lower-case hex without leading zeros.
@@ -87,6 +116,12 @@ public struct ByteWriter {
         // `stop` is where the closing quote goes. A string that does not fit whole is cut so
         // that it can say so: every character before the cut leaves room for "...".
         let stop = min(count + max(budget, 8), capacity) - 1
+        if Self.isPlain(bytes) && bytes.count <= stop - count - 1 {  // most paths and names: copied whole
+            append(UInt8(ascii: "\""))
+            append(bytes: bytes)
+            append(UInt8(ascii: "\""))
+            return
+        }
         append(UInt8(ascii: "\""))
         let fitsWhole = Self.escapedLength(bytes) <= stop - count
         var index = 0

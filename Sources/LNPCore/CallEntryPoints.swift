@@ -258,6 +258,14 @@ public func lnpGateSendmmsg(_ fd: Int32, _ messages: UnsafeMutablePointer<lnp_mm
 {
     guard let messages else { return Int32(count) }
     for index in 0..<Int(count) {
+        // Each message first on the hot path: a destination certainly not local, and no
+        // control messages (which may force an interface or a source route).
+        let message = UnsafeMutableRawPointer(messages + index).assumingMemoryBound(to: msghdr.self).pointee
+        if message.msg_controllen == 0, let name = message.msg_name,
+            HotPath.certainlyNotLocal(copy: name, min(message.msg_namelen, UInt32(LNP_SOCKADDR_CAPACITY)))
+        {
+            continue
+        }
         let header = MessageHeader(UnsafeMutableRawPointer(messages + index).assumingMemoryBound(to: msghdr.self))
         let denial = header.map {
             Decisions.process.send(
@@ -270,7 +278,8 @@ public func lnpGateSendmmsg(_ fd: Int32, _ messages: UnsafeMutablePointer<lnp_mm
 
 @_cdecl("lnp_gate_bind")
 public func lnpGateBind(_ fd: Int32, _ address: UnsafeMutableRawPointer?, _ length: UInt32) -> Int32 {
-    Decisions.process.bind(fd, address, length)
+    if HotPath.bindCertainlyNotLocal(copy: address, length) { return 0 }
+    return Decisions.process.bind(fd, address, length)
 }
 
 /// setsockopt: joining a multicast group, in each of the forms it takes, and forcing the

@@ -20,6 +20,9 @@ public protocol CallGate {
     func forcedInterface(of fd: Int32) -> UInt32
     /// Whether a socket may write its own IP header (a raw socket), so that it is worth asking.
     var mayWriteHeaders: Bool { get }
+    /// Whether every operation goes on, unasked and unrecorded (everything allowed, no
+    /// audit): then nothing about a call is worth learning — not its route, nor its socket.
+    var passesEveryOperation: Bool { get }
 
     /// Decides a local operation: 0 to go on, or the errno to fail with. Records it.
     func decide(
@@ -32,6 +35,8 @@ public protocol CallGate {
 }
 
 extension CallGate {
+    public var passesEveryOperation: Bool { false }
+
     /// For a call on `fd`: through the interface the message forces, else the one the socket
     /// forces, else wherever the route goes.
     @inline(__always)

@@ -11,6 +11,7 @@ public struct Decisions<Gate: CallGate> {
     public init(gate: Gate) { self.gate = gate }
 
     public func connect(_ fd: Int32, _ address: UnsafeMutableRawPointer?, _ length: UInt32) -> Int32 {
+        if gate.passesEveryOperation { return 0 }
         guard let endpoint = SocketEndpoint.parse(UnsafeRawPointer(address), length: Int(length)) else { return 0 }
         let copy = AddressCopy(bytes: address!, length: Int(length))
         let classifier = gate.classifier(on: fd)
@@ -42,6 +43,7 @@ public struct Decisions<Gate: CallGate> {
         _ fd: Int32, _ address: UnsafeMutableRawPointer?, _ length: UInt32, _ flags: Int32, operation: Operation,
         interface: UInt32 = 0, firstHop hop: IPAddress? = nil
     ) -> Int32 {
+        if gate.passesEveryOperation { return 0 }
         let classifier = gate.classifier(on: fd, messageInterface: interface)
         // (A stream socket's send takes no IP options of its own: TCP ignores them.)
         if let hop, !(SocketKind.of(fd)?.transport.isStream ?? false) {
@@ -122,6 +124,7 @@ public struct Decisions<Gate: CallGate> {
     /// bind: only to a multicast or broadcast address, which is how a socket receives that
     /// traffic (`Classifier.classifyBind`).
     public func bind(_ fd: Int32, _ address: UnsafeMutableRawPointer?, _ length: UInt32) -> Int32 {
+        if gate.passesEveryOperation { return 0 }
         guard let endpoint = SocketEndpoint.parse(UnsafeRawPointer(address), length: Int(length)),
             case .local(let reason) = gate.classifier(leaving: 0).classifyBind(endpoint)
         else { return 0 }

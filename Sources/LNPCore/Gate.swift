@@ -21,6 +21,10 @@ struct ProcessGate: CallGate {
     func noteForcedEgress() { SocketFlags.note(SocketFlags.forcedEgress) }
     @inline(__always) var mayWriteHeaders: Bool { SocketFlags.has(SocketFlags.rawSockets) }
     var recordsAllActivity: Bool { SettingsStore.current().recordsAllActivity }
+    var passesEveryOperation: Bool {
+        let settings = SettingsStore.current()
+        return settings.decision == .allow && settings.asking == .never && settings.records == .none
+    }
 
     /// Returns 0 to let the call through, or the errno it must fail with.
     @inline(never)
@@ -142,7 +146,7 @@ struct ProcessGate: CallGate {
         _ record: inout AuditRecord, domains: DomainReference, to runPID: Int32, in regions: RecordBuffers.Regions
     ) {
         record.time = Clock.now()
-        if case .success(let count) = Sys.readlink("/proc/self/exe", into: regions.executable) {
+        if let count = ExecutablePath.copy(into: regions.executable, pid: record.pid) {
             record.executable = UnsafeBufferPointer(start: regions.executable.baseAddress!.assumingMemoryBound(to: UInt8.self), count: count)
         }
         let domainLength = DomainStore.load(domains, into: regions.domains)?.length ?? 0

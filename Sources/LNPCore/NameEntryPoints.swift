@@ -11,22 +11,26 @@ public func lnpGateResolve(_ name: UnsafePointer<CChar>?) -> Int32 {
     return ProcessGate().decide(.resolve, fd: nil, transport: nil, endpoint: nil, name: bytes, reason: .localName)
 }
 
-/// After a successful getaddrinfo: remember which name each address came from.
+/// After a successful getaddrinfo: remember which name each address came from (not for
+/// loopback or the unspecified address, which nothing records nor exempts).
 @_cdecl("lnp_note_addrinfo")
 public func lnpNoteAddrinfo(_ name: UnsafePointer<CChar>?, _ results: UnsafePointer<addrinfo>?) {
     guard let name else { return }
     var addresses = InlineArray<8, IPAddress>(repeating: IPAddress(v4: 0))
     var count = 0
     var entry = results
-    while let current = entry, count < 8 {
+    var steps = 0
+    while let current = entry, count < 8, steps < 64 {  // (a list that loops ends too)
+        steps += 1
         if let endpoint = SocketEndpoint.parse(UnsafeRawPointer(current.pointee.ai_addr), length: Int(current.pointee.ai_addrlen)),
-            !contains(addresses, count, endpoint.address)
+            !endpoint.address.isNeverLocal, !contains(addresses, count, endpoint.address)
         {
             addresses[count] = endpoint.address
             count += 1
         }
         entry = UnsafePointer(current.pointee.ai_next)
     }
+    guard count > 0 else { return }
     NameNotes.remember(CString.bytes(name, limit: 1025), addresses: addresses, count: count)
 }
 
@@ -37,16 +41,23 @@ public func lnpNoteHostent(_ name: UnsafePointer<CChar>?, _ host: UnsafePointer<
     let family = host.pointee.h_addrtype
     var addresses = InlineArray<8, IPAddress>(repeating: IPAddress(v4: 0))
     var count = 0
-    while count < 8, let raw = list[count] {
+    var index = 0
+    while index < 8, let raw = list[index] {
+        index += 1
+        let address: IPAddress
         if family == Int32(LNP_AF_INET) && host.pointee.h_length == 4 {
-            addresses[count] = IPAddress(v4Bytes: UnsafeRawPointer(raw))
+            address = IPAddress(v4Bytes: UnsafeRawPointer(raw))
         } else if family == Int32(LNP_AF_INET6) && host.pointee.h_length == 16 {
-            addresses[count] = IPAddress(v6Bytes: UnsafeRawPointer(raw)).unmapped
+            address = IPAddress(v6Bytes: UnsafeRawPointer(raw)).unmapped
         } else {
             break
         }
-        count += 1
+        if !address.isNeverLocal {
+            addresses[count] = address
+            count += 1
+        }
     }
+    guard count > 0 else { return }
     NameNotes.remember(CString.bytes(name, limit: 1025), addresses: addresses, count: count)
 }
 

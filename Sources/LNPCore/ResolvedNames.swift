@@ -26,7 +26,7 @@ enum ResolvedNames {
     /// Copies the most recent name for `address` into `buffer`; returns its length, or 0.
     static func name(for address: IPAddress, into buffer: UnsafeMutableRawBufferPointer) -> Int {
         let newest = lnp_load_relaxed(Counter.nameTickets.word)
-        for age in 0..<entries {
+        for age in 0..<Int(min(UInt64(entries), newest)) {  // (none when nothing was resolved)
             let ticket = newest &- 1 &- UInt64(age)
             let base = lnp_storage_names() + Int(ticket % UInt64(entries)) * entryWords
             let record = SequencedRecord(words: SharedWords(base))

@@ -87,7 +87,18 @@ public enum RunChannel {
     public static func sendRecord(_ datagram: UnsafeRawBufferPointer, to pid: Int32) -> Bool {
         guard pid > 0, case .success(let fd) = openSocket(Int32(LNP_SOCK_DGRAM)) else { return false }
         defer { Sys.close(fd) }
-        guard connect(fd, to: pid, records: true) else { return false }
+        // Addressed rather than connected: a call less per record. Only a full queue needs
+        // the connection, for poll to report room in it.
+        var address = InlineArray<112, UInt8>(repeating: 0)
+        let first = withUnsafeMutableBytes(of: &address) { raw in
+            Sys.call(Int(LNP_SYS_SENDTO), Int(fd), Int(bitPattern: datagram.baseAddress), datagram.count,
+                     Int(LNP_MSG_NOSIGNAL | LNP_MSG_DONTWAIT), Int(bitPattern: raw.baseAddress),
+                     RunChannel.address(of: pid, records: true, into: raw))
+        }
+        if case .success = first { return true }
+        guard case .failure(let error) = first, error.rawValue == Int32(LNP_EAGAIN) || error.rawValue == Int32(LNP_EINTR),
+            connect(fd, to: pid, records: true)
+        else { return false }
         // Bounded by time, not by tries: many threads waiting on one queue are all woken when
         // a place frees, and most find it taken again.
         let start = lnp_sys_half_seconds()

@@ -239,3 +239,19 @@ struct ByteWriterJSONTests {
         #expect(try #require(parseJSON(output.bytes) as? [String]) == ["a\"b", "xyz"])
     }
 }
+
+@Suite("ByteWriter numbers cut short")
+struct ByteWriterNumbersCutShortTests {
+    @Test func aNumberThatDoesNotFitKeepsItsLeadingDigits() {
+        for (value, digits, room, expected) in [(UInt64(12345), 1, 3, "123"), (UInt64(7), 4, 2, "00"), (UInt64.max, 1, 5, "18446")] {
+            var memory = [UInt8](repeating: 0, count: room)
+            let (text, truncated) = memory.withUnsafeMutableBytes { raw -> (String, Bool) in
+                var writer = ByteWriter(raw)
+                writer.appendDecimal(value, minimumDigits: digits)
+                return (String(decoding: writer.written, as: UTF8.self), writer.truncated)
+            }
+            #expect(text == expected)
+            #expect(truncated)
+        }
+    }
+}

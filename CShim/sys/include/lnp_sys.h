@@ -267,6 +267,8 @@ uint64_t *lnp_storage_route_snapshot(void);
 uint64_t *lnp_storage_route_staging(void);
 unsigned char *lnp_storage_netlink_dump(void);
 unsigned char *lnp_storage_program(void);
+uint64_t *lnp_storage_executable_words(void);
+unsigned char *lnp_storage_executable_path(void);
 uint64_t *lnp_storage_dns_servers(void);
 uint64_t *lnp_storage_proxies(void);
 uint64_t *lnp_storage_proxy_names(void);
@@ -287,4 +289,24 @@ static inline uint64_t *lnp_storage_bus_stream_count(void) { return &lnp_bus_str
 // and sendmsg pays, made in C by the hooks, where it inlines (from Swift it is a call).
 static inline int lnp_bus_streams_idle(void) {
     return __builtin_expect(__atomic_load_n(&lnp_bus_stream_count_word, __ATOMIC_RELAXED) == 0, 1);
+}
+
+// The socket options lnp reads (Decisions.socketOption): forcing the output interface,
+// writing IP headers, source routes, multicast joins. Any other option goes to the kernel
+// straight from the hook, uncopied. The core's own tests check its readers against this list.
+static inline int lnp_option_is_read(int level, int name) {
+    switch (level) {
+    case SOL_SOCKET:
+        return name == LNP_SO_BINDTODEVICE || name == LNP_SO_BINDTOIFINDEX;
+    case IPPROTO_IP:
+        return name == LNP_IP_UNICAST_IF || name == LNP_IP_HDRINCL || name == LNP_IP_OPTIONS ||
+               name == LNP_IP_ADD_MEMBERSHIP || name == LNP_IP_ADD_SOURCE_MEMBERSHIP ||
+               name == LNP_MCAST_JOIN_GROUP || name == LNP_MCAST_JOIN_SOURCE_GROUP;
+    case IPPROTO_IPV6:
+        return name == LNP_IPV6_UNICAST_IF || name == LNP_IPV6_HDRINCL || name == LNP_IPV6_RTHDR ||
+               name == LNP_IPV6_2292PKTOPTIONS || name == LNP_IPV6_JOIN_GROUP || name == LNP_MCAST_JOIN_GROUP ||
+               name == LNP_MCAST_JOIN_SOURCE_GROUP;
+    default:
+        return 0;
+    }
 }
