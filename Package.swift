@@ -33,7 +33,6 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
-        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         // C: raw system calls, static storage and atomics for the core. No policy.
@@ -74,12 +73,19 @@ let package = Package(
             name: "LNPTools",
             dependencies: ["LNPCoreHost", "CLibcap", "CGNUExtensions", .product(name: "SystemPackage", package: "swift-system")],
             path: "Sources/LNPTools"),
-        // Swift: the per-user decision store (SQLite, through GRDB) and the administrator's file.
-        // Only lnp-run and lnp use it; the preload never links SQLite.
+        .systemLibrary(
+            name: "CSQLite", path: "Sources/CSQLite",
+            providers: [.apt(["libsqlite3-dev"])]),
+        // Swift: the per-user decision store (SQLite, through its C API: no Foundation, so that
+        // lnp-run need not load it) and the administrator's file. Only lnp-run and lnp use
+        // it; the preload never links SQLite.
         .target(
             name: "LNPStore",
-            dependencies: ["LNPTools", .product(name: "GRDB", package: "GRDB.swift")],
-            path: "Sources/LNPStore"),
+            dependencies: ["LNPTools", "CSQLite"],
+            path: "Sources/LNPStore",
+            // The static library: the shared one makes every start of lnp-run bind its 1,600
+            // symbols at once (it is linked with BIND_NOW), a million instructions.
+            linkerSettings: [.linkedLibrary(":libsqlite3.a")]),
         // Swift: reading audit files and reporting on them (lnp report, lnp-run --summary).
         .target(name: "LNPReport", dependencies: ["LNPCoreHost"], path: "Sources/LNPReport"),
         .executableTarget(

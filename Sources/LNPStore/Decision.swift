@@ -1,4 +1,6 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// What was decided for a program.
 public enum ProgramState: String, Codable, Sendable {
@@ -21,14 +23,14 @@ public struct Decision: Equatable, Sendable {
     /// administrator entries.
     public var buildID: String?
     public var state: ProgramState
-    /// When the person decided; nil for administrator entries.
-    public var decidedAt: Date?
-    /// When a program run under lnp-run last used this decision.
-    public var lastUsed: Date?
+    /// When the person decided, in seconds since 1970 (UTC); nil for administrator entries.
+    public var decidedAt: Double?
+    /// When a program run under lnp-run last used this decision, in seconds since 1970.
+    public var lastUsed: Double?
     public var source: DecisionSource
 
     public init(
-        path: String, buildID: String? = nil, state: ProgramState, decidedAt: Date? = nil, lastUsed: Date? = nil,
+        path: String, buildID: String? = nil, state: ProgramState, decidedAt: Double? = nil, lastUsed: Double? = nil,
         source: DecisionSource
     ) {
         self.path = path
@@ -37,5 +39,14 @@ public struct Decision: Equatable, Sendable {
         self.decidedAt = decidedAt
         self.lastUsed = lastUsed
         self.source = source
+    }
+}
+
+/// The time of day as the store keeps it: seconds since 1970, to the microsecond.
+public enum StoreClock {
+    public static func now() -> Double {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        return Double(now.tv_sec) + Double(now.tv_nsec / 1000) / 1_000_000
     }
 }

@@ -1,5 +1,3 @@
-import Foundation
-
 /// What lnp-run finds for a program when it starts.
 public enum Lookup: Equatable, Sendable {
     /// The administrator's entry if there is one, else the person's.

@@ -1,5 +1,3 @@
-import Foundation
-
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -27,6 +25,27 @@ enum StoreLocation {
         return join(home, ".local/state", directoryName, fileName)
     }
 
+    /// The variables `defaultPath` reads, from this process's environment.
+    static func currentEnvironment() -> [String: String] {
+        var environment: [String: String] = [:]
+        for name in ["XDG_STATE_HOME", "HOME"] {
+            if let value = getenv(name) { environment[name] = String(cString: value) }
+        }
+        return environment
+    }
+
+    /// What precedes the last `/` of `path` (none: ""; the root's entries: "/").
+    static func directory(of path: String) -> String {
+        var characters = path.utf8[...]
+        while characters.count > 1 && characters.last == UInt8(ascii: "/") { characters = characters.dropLast() }
+        guard let slash = characters.lastIndex(of: UInt8(ascii: "/")) else { return "" }
+        var end = slash
+        while end > characters.startIndex && characters[characters.index(before: end)] == UInt8(ascii: "/") {
+            end = characters.index(before: end)
+        }
+        return end == characters.startIndex ? "/" : String(Substring(characters[..<end]))
+    }
+
     static func join(_ parts: String...) -> String {
         var result = ""
         for part in parts {
@@ -40,7 +59,7 @@ enum StoreLocation {
     /// (made under a temporary name, then linked), so no other connection can meet a file of
     /// a wider mode, and this process never closes a descriptor of a file SQLite has locked.
     static func prepare(_ path: String) throws(StoreFailure) {
-        let directory = (path as NSString).deletingLastPathComponent
+        let directory = Self.directory(of: path)
         try makeDirectories(directory.isEmpty ? "." : directory, for: path)
         var info = stat()
         if stat(path, &info) == 0 { return }
@@ -65,7 +84,7 @@ enum StoreLocation {
             if info.st_mode & S_IFMT == S_IFDIR { return }
             throw StoreFailure(path: path, reason: "\(directory) is not a directory", writing: true)
         }
-        let parent = (directory as NSString).deletingLastPathComponent
+        let parent = Self.directory(of: directory)
         if !parent.isEmpty && parent != directory { try makeDirectories(parent, for: path) }
         if mkdir(directory, 0o700) != 0 && errno != EEXIST {
             throw StoreFailure(path: path, reason: "cannot create \(directory): " + errorText(errno), writing: true)

@@ -1,4 +1,3 @@
-import Foundation
 import LNPCoreHost
 import LNPStore
 import LNPTools
@@ -15,15 +14,15 @@ struct LaunchDecision: Equatable {
     /// Whether the decision is the person's remembered one (its "last used" is updated).
     var remembered = false
     var warnings: [String] = []
-    /// When the remembered decision was last used.
-    var lastUsed: Date? = nil
+    /// When the remembered decision was last used, in seconds since 1970.
+    var lastUsed: Double? = nil
 
-    /// "Last used" is kept to the minute: a program run again and again (a build, a loop)
-    /// reads the store without writing to it each time.
-    static let lastUsedResolution: TimeInterval = 60
+    /// "Last used" is kept to the minute, in seconds: a program run again and again (a build,
+    /// a loop) reads the store without writing to it each time.
+    static let lastUsedResolution: Double = 60
 
     var needsMarkingUsed: Bool {
-        remembered && (lastUsed.map { Date().timeIntervalSince($0) >= Self.lastUsedResolution } ?? true)
+        remembered && (lastUsed.map { StoreClock.now() - $0 >= Self.lastUsedResolution } ?? true)
     }
 
     static func make(for identity: ProgramIdentity, option: Bool?, storePath: String, denyWhileAsking: Bool,

@@ -92,14 +92,18 @@ struct FileNow {
 }
 
 enum Times {
-    static func iso8601(_ date: Date) -> String {
+    /// `seconds` since 1970, as `2026-11-25T07:00:00Z`.
+    static func iso8601(_ seconds: Double) -> String {
+        let date = Date(timeIntervalSince1970: seconds)
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime]
         formatter.timeZone = TimeZone(identifier: "UTC")
         return formatter.string(from: date)
     }
 
-    static func local(_ date: Date) -> String {
+    /// `seconds` since 1970, as `2026-11-25 08:00` in the local time zone.
+    static func local(_ seconds: Double) -> String {
+        let date = Date(timeIntervalSince1970: seconds)
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone.current

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import Synchronization
 import Testing
 @testable import LNPStore
@@ -34,7 +33,7 @@ private func freshStore() throws -> (DecisionStore, String) {
 struct DecisionStoreTests {
     @Test func roundTrip() throws {
         let (store, _) = try freshStore()
-        let when = Date(timeIntervalSince1970: 1_790_000_000.123456)
+        let when = 1_790_000_000.123456
         try store.record(.allowed, for: identity("/usr/bin/curl", "abc123"), at: when)
         #expect(try store.decision(for: "/usr/bin/curl")
             == Decision(path: "/usr/bin/curl", buildID: "abc123", state: .allowed, decidedAt: when, lastUsed: nil, source: .user))
@@ -43,9 +42,9 @@ struct DecisionStoreTests {
 
     @Test func recordingAgainUpdatesTheRow() throws {
         let (store, _) = try freshStore()
-        let first = Date(timeIntervalSince1970: 1_790_000_000)
-        let used = Date(timeIntervalSince1970: 1_790_000_100)
-        let second = Date(timeIntervalSince1970: 1_790_000_200)
+        let first = 1_790_000_000.0
+        let used = 1_790_000_100.0
+        let second = 1_790_000_200.0
         try store.record(.allowed, for: identity("/opt/tool", "aaaa"), at: first)
         try store.markUsed("/opt/tool", at: used)
         try store.record(.denied, for: identity("/opt/tool", "bbbb"), at: second)
@@ -60,7 +59,7 @@ struct DecisionStoreTests {
         try store.markUsed("/usr/bin/nothing")
         #expect(try store.all() == [])
         try store.record(.denied, for: identity("/usr/bin/x"))
-        let when = Date(timeIntervalSince1970: 1_800_000_000.5)
+        let when = 1_800_000_000.5
         try store.markUsed("/usr/bin/x", at: when)
         #expect(try store.decision(for: "/usr/bin/x")?.lastUsed == when)
     }
@@ -87,7 +86,11 @@ struct DecisionStoreTests {
         try store.record(.denied, for: identity("/bin/x", "01"))
         let again = try #require(try DecisionStore.open(path: path, create: false))
         #expect(try again.decision(for: "/bin/x")?.state == .denied)
-        let journal = try again.queue.read { try String.fetchOne($0, sql: "PRAGMA journal_mode") }
+        let journal = try again.reading { connection in
+            var mode: String?
+            try connection.run("PRAGMA journal_mode") { mode = $0.text(0) }
+            return mode
+        }
         #expect(journal == "wal")
     }
 
@@ -149,6 +152,45 @@ struct DecisionStoreTests {
         #expect(DecisionStore.defaultPath(environment: ["XDG_STATE_HOME": "", "HOME": "/h"]) == "/h/.local/state/lnp/decisions.sqlite")
         let home = String(cString: getpwuid(getuid()).pointee.pw_dir)
         #expect(DecisionStore.defaultPath(environment: [:]) == (home == "/" ? "" : home) + "/.local/state/lnp/decisions.sqlite")
+    }
+
+    /// A store made by lnp's earlier versions (through GRDB's migrator, which named its
+    /// migrations in `grdb_migrations`) is current: read as it is, nothing migrated again.
+    @Test func aStoreMadeThroughGRDBIsCurrent() throws {
+        let path = try makeTemporaryDirectory() + "/decisions.sqlite"
+        let connection = try SQLiteConnection(path: path, create: true)
+        try connection.run("PRAGMA journal_mode = WAL")
+        try connection.run("CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY)")
+        try connection.run("INSERT INTO grdb_migrations VALUES ('v1 decisions')")
+        try connection.run(StoreSchema.migrations[0].sql)
+        try connection.run(
+            "INSERT INTO decisions (path, build_id, state, decided_at) VALUES ('/usr/bin/x', 'ab', 'denied', 1790000000.5)")
+        let store = try #require(try DecisionStore.open(path: path, create: false))
+        #expect(try store.decision(for: "/usr/bin/x")
+            == Decision(path: "/usr/bin/x", buildID: "ab", state: .denied, decidedAt: 1_790_000_000.5, source: .user))
+        #expect(try StoreSchema.isCurrent(connection))
+    }
+
+    /// An empty database file (another process made it and has not set it up yet) is set up
+    /// by whoever opens it first.
+    @Test func anEmptyFileIsSetUp() throws {
+        let path = try makeTemporaryDirectory() + "/decisions.sqlite"
+        try writeFile(path, [], mode: 0o600)
+        let store = try #require(try DecisionStore.open(path: path, create: false))
+        #expect(try store.all() == [])
+        try store.record(.allowed, for: identity("/bin/y"))
+        #expect(try store.decision(for: "/bin/y")?.state == .allowed)
+    }
+
+    /// A row the schema cannot have made (written by another program) is reported, not guessed.
+    @Test func aMalformedRowIsReported() throws {
+        let (store, path) = try freshStore()
+        let connection = try SQLiteConnection(path: path, create: false)
+        try connection.run("PRAGMA ignore_check_constraints = ON")
+        try connection.run("INSERT INTO decisions (path, state, decided_at) VALUES ('/bin/z', 'maybe', 1)")
+        #expect(throws: StoreFailure(path: path, reason: "the decision for /bin/z has an unknown state")) {
+            _ = try store.decision(for: "/bin/z")
+        }
     }
 
     /// Eight writers, each with its own connection, all creating the store at once: every
