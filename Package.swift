@@ -20,6 +20,14 @@ let embeddedCore: [SwiftSetting] = [
 // straight to the compiler proper (-Xclang), where the last one given wins.
 let preloadC: [CSetting] = [.unsafeFlags(["-fno-stack-protector", "-Xclang", "-mframe-pointer=none"])]
 
+// The command-line tools carry the Swift runtime inside them: a process that loads it from
+// shared libraries spends milliseconds linking them at every start (lnp-run starts with every
+// program it runs; docs/benchmarks.md), and a package must not depend on the toolchain's path.
+let staticSwiftRuntime: [LinkerSetting] = [.unsafeFlags(["-static-stdlib"])]
+// ArgumentParser's static FoundationEssentials needs its C shims, which its objects (compiled
+// for the shared runtime) do not name.
+let staticFoundationShims: [LinkerSetting] = [.linkedLibrary("_FoundationCShims"), .linkedLibrary("_FoundationCollections")]
+
 let package = Package(
     name: "lnp",
     products: [
@@ -27,7 +35,7 @@ let package = Package(
         // `liblnp.so`, so the `lnp` command below is the product `bin/lnp`
         // (built at .build/<config>/bin/lnp).
         .library(name: "lnp", type: .dynamic, targets: ["LNPHooks"]),
-        .executable(name: "lnp-run", targets: ["lnp-run"]),
+        .executable(name: "lnp-run", targets: ["LNPRunMain"]),
         .executable(name: "bin/lnp", targets: ["lnp"]),
     ],
     dependencies: [
@@ -86,20 +94,30 @@ let package = Package(
             // The static library: the shared one makes every start of lnp-run bind its 1,600
             // symbols at once (it is linked with BIND_NOW), a million instructions.
             linkerSettings: [.linkedLibrary(":libsqlite3.a")]),
-        // Swift: reading audit files and reporting on them (lnp report, lnp-run --summary).
+        // Swift: reading audit files and reporting on them (lnp report).
         .target(name: "LNPReport", dependencies: ["LNPCoreHost"], path: "Sources/LNPReport"),
-        .executableTarget(
-            name: "lnp-run",
-            dependencies: ["LNPCoreHost", "LNPTools", "LNPStore", "LNPReport", "LNPSupervisor", "LNPSupervisorSys", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+        // Swift: lnp-run's code, as a library: the tests link it without the executable's
+        // static runtime (a test bundle loads the shared one).
+        .target(
+            name: "lnp_run",
+            dependencies: ["LNPCoreHost", "LNPTools", "LNPStore", "LNPSupervisor", "LNPSupervisorSys", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Sources/lnp-run"),
+        // lnp-run itself: its entry point, with the Swift runtime linked in.
+        .executableTarget(
+            name: "LNPRunMain", dependencies: ["lnp_run"], path: "Sources/LNPRunMain",
+            linkerSettings: staticSwiftRuntime + staticFoundationShims),
         .executableTarget(
             name: "lnp",
             dependencies: [
                 "LNPTools", "LNPCoreHost", "LNPStore", "LNPReport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
-            path: "Sources/lnp"),
+            path: "Sources/lnp",
+            // Compiled for the static runtime too: its objects then name the libraries a static
+            // Foundation needs (CoreFoundation, ICU).
+            swiftSettings: [.unsafeFlags(["-static-stdlib"])],
+            linkerSettings: staticSwiftRuntime),
         .testTarget(
-            name: "LNPCoreTests", dependencies: ["LNPCoreHost", "LNPTools", "LNPStore", "LNPReport", "LNPSupervisor", "lnp-run"], path: "Tests/LNPCoreTests"),
+            name: "LNPCoreTests", dependencies: ["LNPCoreHost", "LNPTools", "LNPStore", "LNPReport", "LNPSupervisor", "lnp_run"], path: "Tests/LNPCoreTests"),
     ]
 )

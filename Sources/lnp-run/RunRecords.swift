@@ -1,5 +1,4 @@
 import LNPCoreHost
-import LNPReport
 import LNPTools
 
 #if canImport(Glibc)
@@ -21,8 +20,8 @@ final class RunRecords {
     /// Records refused: sent by a process that is not of this run, about another process, or
     /// not in the form the preload writes (`RecordLine`).
     private(set) var refused = 0
-    /// The records, counted for `--summary`.
-    private(set) var summary: RunSummary? = nil
+    /// The local operations, counted for `--summary`.
+    private(set) var summary: OperationsSummary? = nil
 
     /// Under --strict the supervisor makes (and records) every socket call the preload allows,
     /// so the preload's record of it would be a second one.
@@ -37,7 +36,7 @@ final class RunRecords {
         self.upstream = upstream
         self.enclosing = enclosing
         self.supervisorMakesEveryCall = supervisorMakesEveryCall
-        if summarising { summary = RunSummary() }
+        if summarising { summary = OperationsSummary() }
     }
 
     func receive(_ record: ReceivedRecord, from tree: ProcessTree) {
@@ -100,7 +99,7 @@ final class RunRecords {
     ) {
         var line = record
         if scope == .local && line.reversed().starts(with: "\"local\":false}".utf8.reversed()) { return }
-        if summary != nil, let entry = try? AuditEntry.parse(line: line) { summary?.add(entry) }
+        summary?.add(line)
         if let upstream, passingUp { forward(line, lost: count, severity: severity, bySupervisor: path == .supervisor, to: upstream) }
         guard let destination else { return }
         line = Self.adding("\"by\":\"\(path.rawValue)\"", to: line)

@@ -1,4 +1,3 @@
-import LNPReport
 import LNPTools
 
 /// What lnp-run says on stderr when the program has ended: with `--summary`, the run's
@@ -13,8 +12,8 @@ struct RunReport {
 
     var lines: [String] {
         var lines: [String] = []
-        if summary, let counted = records.summary {
-            lines += counted.lines
+        if summary, let operations = records.summary {
+            lines += operations.lines()
             if !observability.isObservable {
                 lines.append("lnp: \(program) itself was not observed (\(observability.summary)); only what its children did is counted")
             }

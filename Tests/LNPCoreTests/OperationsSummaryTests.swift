@@ -1,0 +1,83 @@
+import Testing
+@testable import LNPReport
+@testable import lnp_run
+
+/// lnp-run's `--summary` counts the records itself (it links no Foundation, so not LNPReport's
+/// reader): its lines must be RunSummary's for the same records, and a record RunSummary's
+/// reader refuses must not be counted either.
+@Suite("Operations summary")
+struct OperationsSummaryTests {
+    /// lnp-run's lines and RunSummary's for the same audit lines.
+    private func both(_ lines: [String]) -> (lnpRun: [String], report: [String]) {
+        var summary = OperationsSummary()
+        for line in lines { summary.add(Array(line.utf8)) }
+        let entries = lines.compactMap { try? AuditEntry.parse(line: Array($0.utf8)) }
+        return (summary.lines(), RunSummary(entries: entries).lines)
+    }
+
+    private func line(_ fields: [String: String] = [:], removing: Set<String> = []) -> String {
+        auditLine(fields, removing: removing)
+    }
+
+    @Test func theSameLinesAsTheReport() {
+        var lines = (0..<8).map { _ in line(["decision": #""allow""#]) }
+        lines += [line(["op": #""resolve""#, "transport": "null", "address": "null", "port": "null"], removing: ["fd"])]
+        lines += [line(["host": "null", "address": #""239.1.2.3""#, "op": #""join""#, "transport": #""udp""#, "port": "0"])]
+        lines += [line(["host": "null", "address": #""fd77::2""#, "port": "8080"])]
+        lines += [line(["host": "null", "address": #""203.0.113.5""#, "port": "443", "local": "false"])]
+        lines += [line(["op": #""socket""#, "host": "null", "address": "null", "transport": #""packet""#, "port": "null"])]
+        lines += [line(["host": #""print\u001b[2Jer\u202e.local""#])]
+        lines += [line(["host": #""caf\u00e9.local""#]), line(["host": #""\ud83d\ude00.local""#, "decision": #""allow""#])]
+        lines += [line(removing: ["local", "domains", "exe", "reason", "because", "pid", "fd"])]
+        let (lnpRun, report) = both(lines)
+        #expect(lnpRun == report)
+        #expect(both(lines).lnpRun.first == "lnp: 16 local-network operations: 9 allowed, 7 denied")
+        for limit in [1, 5, 20] {
+            var summary = OperationsSummary()
+            for line in lines { summary.add(Array(line.utf8)) }
+            let entries = lines.compactMap { try? AuditEntry.parse(line: Array($0.utf8)) }
+            #expect(summary.lines(destinations: limit) == RunSummary(entries: entries, destinations: limit).lines)
+        }
+    }
+
+    @Test func noneAndOne() {
+        #expect(both([]).lnpRun == ["lnp: no local-network operations"])
+        #expect(both([line(["local": "false"])]) == (["lnp: no local-network operations"], ["lnp: no local-network operations"]))
+        let one = both([line()])
+        #expect(one.lnpRun == one.report)
+        #expect(one.lnpRun == ["lnp: 1 local-network operation: 0 allowed, 1 denied", "lnp: destinations: printer.local:8080 (tcp, 1 denied)"])
+    }
+
+    /// Records RunSummary's reader refuses are not counted by lnp-run either.
+    @Test(arguments: [
+        ["program": #""""#], ["decision": #""maybe""#], ["attribution": #""nobody""#], ["local": #""yes""#],
+        ["port": "80.5"], ["port": #""80""#], ["pid": "1e20"], ["host": "1"], ["domains": #"["a",1]"#], ["domains": #""a""#],
+        ["exe": "2"], ["reason": "[]"], ["because": "{}"], ["transport": "true"], ["time": "1"],
+        ["host": "null", "address": "null"], ["host": #""\ud800.local""#], ["op": "null"],
+    ])
+    func refusedRecordsAreNotCounted(_ fields: [String: String]) {
+        let (lnpRun, report) = both([line(fields)])
+        #expect(report == ["lnp: no local-network operations"], "the report refuses \(fields)")
+        #expect(lnpRun == report, "\(fields)")
+    }
+
+    @Test(arguments: ["program", "op", "decision", "attribution", "time"])
+    func aRecordWithoutARequiredFieldIsNotCounted(_ field: String) {
+        let (lnpRun, report) = both([line(removing: [field])])
+        #expect(lnpRun == report)
+        #expect(lnpRun == ["lnp: no local-network operations"])
+    }
+
+    @Test func valuesAreDecoded() throws {
+        let text = #"{"time":"t","a":"x\"y\\z\/\b\f\n\r\t\u00e9\ud83d\ude00","b":["p","q\"r"],"c":null,"d":7,"e":true}"#
+        let record = try #require(RecordLine(Array(text.utf8)[...]))
+        #expect(record.string("a").required == "x\"y\\z/\u{8}\u{c}\n\r\té😀")
+        #expect(record.strings("b").required == ["p", "q\"r"])
+        #expect(record.string("c").optional == .some(nil))
+        #expect(record.string("d").optional == nil, "a number is not a string")
+        #expect(record.wholeNumber("d").required == 7)
+        #expect(record.bool("e").required == true)
+        #expect(record.string("absent").optional == .some(nil))
+        #expect(record.string("absent").required == nil)
+    }
+}

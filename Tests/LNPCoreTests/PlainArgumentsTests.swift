@@ -1,0 +1,56 @@
+import Testing
+@testable import lnp_run
+
+/// lnp-run reads the plain forms of its command line by hand (PlainArguments) and leaves the
+/// rest to ArgumentParser: where the hand reads a command line, ArgumentParser must read it
+/// the same; where it would not be sure, it must leave it.
+@Suite("Plain arguments")
+struct PlainArgumentsTests {
+    /// Command lines the hand reads.
+    static let plain: [[String]] = [
+        [], ["true"], ["--", "true"], ["true", "--allow"], ["--allow", "true", "-x"], ["--allow"],
+        ["--allow", "--", "true"], ["--deny", "--", "/usr/bin/curl", "-s", "http://10.0.0.1/"],
+        ["--", "--allow"], ["--", "--"], ["--", "-h"], ["--", ""], [""], ["help"], ["--allow", "--", "--help"],
+        ["--audit", "/tmp/a.jsonl", "--audit-all", "--", "true"], ["--audit=/tmp/a.jsonl", "--", "true"],
+        ["--audit=a=b", "--", "x"], ["--audit", "syslog", "--summary", "--", "x"],
+        ["--errno", "EPERM", "--summary", "--", "x"], ["--errno=13", "--", "x"], ["--errno", "nonsense", "--", "x"],
+        ["--attribution", "user", "--", "x"], ["--attribution=app", "--", "x"],
+        ["--prompt-timeout", "5", "--deny-while-asking", "--", "x"], ["--prompt-timeout=007", "--", "x"],
+        ["--prompt-timeout", "+5", "--", "x"], ["--prompt-timeout", "0", "--", "x"],
+        ["--preload-only", "--", "x"], ["--strict", "--", "x"], ["--allow", "--strict", "--preload-only", "--", "x"],
+        ["--usage-description", "Finds printers on this network", "--", "x"], ["--usage-description", "a=b", "--", "x"],
+        ["--bonjour-services", "_ipp._tcp,_http._tcp", "--", "x"], ["--bonjour-services=*", "--", "x"],
+        ["--deny", "--errno", "ECONNREFUSED", "--audit", "/dev/stderr", "--audit-all", "--summary", "--attribution", "user",
+         "--deny-while-asking", "--prompt-timeout", "9", "--usage-description", "u", "--bonjour-services", "_ipp._tcp",
+         "--", "prog", "--deny", "arg"],
+    ]
+
+    /// Command lines left to ArgumentParser: help, completions, mistakes, values it might
+    /// read otherwise.
+    static let notPlain: [[String]] = [
+        ["-h"], ["--help"], ["--allow", "--help", "--", "x"], ["-"], ["-x", "--", "x"], ["--bogus", "--", "x"],
+        ["--allow", "--deny", "--", "x"], ["--deny", "--allow", "--", "x"], ["--allow", "--allow", "--", "x"],
+        ["--summary", "--summary", "--", "x"], ["--audit", "a", "--audit", "b", "--", "x"],
+        ["--audit"], ["--audit", "--", "x"], ["--audit", "-", "--", "x"], ["--audit=", "--", "x"], ["--audit", "", "--", "x"],
+        ["--errno", "-5", "--", "x"], ["--attribution", "nobody", "--", "x"], ["--prompt-timeout", "five", "--", "x"],
+        ["--prompt-timeout", "5s", "--", "x"], ["--summary=yes", "--", "x"], ["--generate-completion-script", "bash"],
+        ["--generate-completion-script=zsh"], ["---completion", "--", "--allow"], ["--experimental-dump-help"],
+        ["--version"], ["-allow", "--", "x"], ["--Allow", "--", "x"],
+    ]
+
+    @Test(arguments: plain)
+    func theHandReadsAsArgumentParserDoes(_ arguments: [String]) throws {
+        let byHand = try #require(PlainArguments.parse(arguments), "read by hand: \(arguments)")
+        #expect(try LNPRun.parsedByArgumentParser(arguments) == byHand, "\(arguments)")
+    }
+
+    @Test(arguments: notPlain)
+    func theRestIsArgumentParsers(_ arguments: [String]) {
+        #expect(PlainArguments.parse(arguments) == nil, "\(arguments)")
+    }
+
+    @Test func whatTheHandReads() throws {
+        let options = try #require(PlainArguments.parse(["--deny", "--audit=/tmp/a", "--prompt-timeout", "9", "--", "curl", "-v"]))
+        #expect(options == RunOptions(policy: .deny, audit: "/tmp/a", promptTimeout: 9, command: ["--", "curl", "-v"]))
+    }
+}
