@@ -23,7 +23,8 @@ let preloadC: [CSetting] = [.unsafeFlags(["-fno-stack-protector", "-Xclang", "-m
 // The command-line tools carry the Swift runtime inside them: a process that loads it from
 // shared libraries spends milliseconds linking them at every start (lnp-run starts with every
 // program it runs; docs/benchmarks.md), and a package must not depend on the toolchain's path.
-let staticSwiftRuntime: [LinkerSetting] = [.unsafeFlags(["-static-stdlib"])]
+// The C++ runtime the Swift runtime needs is linked in too (CShim/link/libstdc++.so).
+let staticSwiftRuntime: [LinkerSetting] = [.unsafeFlags(["-static-stdlib", "-L", Context.packageDirectory + "/CShim/link"])]
 // ArgumentParser's static FoundationEssentials needs its C shims, which its objects (compiled
 // for the shared runtime) do not name.
 let staticFoundationShims: [LinkerSetting] = [.linkedLibrary("_FoundationCShims"), .linkedLibrary("_FoundationCollections")]
