@@ -22,62 +22,73 @@ public enum SeccompFilter {
     /// The program; `gadget`: the page whose calls pass (nil: none, every gated call notified).
     public static func program(gadget: UInt64?) -> [lnp_filter_instruction] {
         var a = FilterAssembler()
+        let native = a.label(), x32 = a.label(), compat = a.label(), unknown = a.label()
         a.load(LNP_SECCOMP_ARCH)
-        a.jumpIf(equal: GatedCalls.native.arch, then: nil, else: "compat")
+        a.jumpIf(equal: GatedCalls.native.arch, then: nil, else: compat)
         a.load(LNP_SECCOMP_NR)
         if GatedCalls.x32 != nil {
-            a.jumpIf(greaterOrEqual: LNP_X32_SYSCALL_BIT, then: nil, else: "native")
-            a.jump("x32")
+            a.jumpIf(greaterOrEqual: LNP_X32_SYSCALL_BIT, then: nil, else: native)
+            a.jump(x32)
         }
-        a.label("native")
-        section(GatedCalls.native, gadget: gadget, into: &a, prefix: "n")
-        if let x32 = GatedCalls.x32 {
-            a.label("x32")
-            section(x32, gadget: nil, into: &a, prefix: "x")
+        a.place(native)
+        section(GatedCalls.native, gadget: gadget, into: &a)
+        if let calls = GatedCalls.x32 {
+            a.place(x32)
+            section(calls, gadget: nil, into: &a)
         }
-        a.label("compat")
+        a.place(compat)
         a.load(LNP_SECCOMP_ARCH)
-        a.jumpIf(equal: GatedCalls.compat.arch, then: nil, else: "unknown")
+        a.jumpIf(equal: GatedCalls.compat.arch, then: nil, else: unknown)
         a.load(LNP_SECCOMP_NR)
-        section(GatedCalls.compat, gadget: nil, into: &a, prefix: "c")
+        section(GatedCalls.compat, gadget: nil, into: &a)
         // No other architecture runs here; were one to, nothing of it passes unseen.
-        a.label("unknown")
+        a.place(unknown)
         a.ret(LNP_RET_ERRNO | UInt32(LNP_ENOSYS))
         return a.assemble()
     }
 
     /// One architecture's calls, with the number loaded; each section has its own returns,
     /// so that every jump stays within a conditional jump's reach.
-    private static func section(_ calls: ArchitectureCalls, gadget: UInt64?, into a: inout FilterAssembler, prefix: String) {
-        let allow = "\(prefix)allow", notify = "\(prefix)notify"
-        let numbers = calls.calls.map(\.number)
-        a.jumpIf(greaterOrEqual: numbers.min()!, then: nil, else: allow)
-        a.jumpIf(greater: numbers.max()!, then: allow, else: nil)
-        for call in calls.calls { a.jumpIf(equal: call.number, then: "\(prefix)\(call.number)", else: nil) }
-        a.jump(allow)
-        let passes = gadget == nil ? notify : "\(prefix)gadget"
+    private static func section(_ calls: ArchitectureCalls, gadget: UInt64?, into a: inout FilterAssembler) {
+        let allow = a.label(), notify = a.label()
+        var lowest = UInt32.max, highest = UInt32.min
         for call in calls.calls {
-            a.label("\(prefix)\(call.number)")
-            rule(call.rule, passes: passes, allow: allow, into: &a, prefix: "\(prefix)\(call.number)")
+            lowest = min(lowest, call.number)
+            highest = max(highest, call.number)
+        }
+        a.jumpIf(greaterOrEqual: lowest, then: nil, else: allow)
+        a.jumpIf(greater: highest, then: allow, else: nil)
+        var rules: [FilterAssembler.Label] = []
+        for call in calls.calls {
+            rules.append(a.label())
+            a.jumpIf(equal: call.number, then: rules[rules.count - 1], else: nil)
+        }
+        a.jump(allow)
+        let fromGadget = gadget == nil ? notify : a.label()
+        for (index, call) in calls.calls.enumerated() {
+            a.place(rules[index])
+            rule(call.rule, passes: fromGadget, allow: allow, into: &a)
         }
         if let gadget {
             // The call comes from the gadget page: its instruction pointer's upper half, and
             // its lower half with the offset in the page masked off.
-            a.label(passes)
+            a.place(fromGadget)
             a.load(LNP_SECCOMP_IP + 4)
             a.jumpIf(equal: UInt32(truncatingIfNeeded: gadget >> 32), then: nil, else: notify)
             a.load(LNP_SECCOMP_IP)
             a.and(0xffff_f000)
             a.jumpIf(equal: UInt32(truncatingIfNeeded: gadget), then: allow, else: notify)
         }
-        a.label(allow)
+        a.place(allow)
         a.ret(LNP_RET_ALLOW)
-        a.label(notify)
+        a.place(notify)
         a.ret(LNP_RET_NOTIFY)
     }
 
     /// The tests of one rule; the call goes to `passes` when the rule notifies it.
-    private static func rule(_ rule: CallRule, passes: String, allow: String, into a: inout FilterAssembler, prefix: String) {
+    private static func rule(
+        _ rule: CallRule, passes: FilterAssembler.Label, allow: FilterAssembler.Label, into a: inout FilterAssembler
+    ) {
         switch rule {
         case .notify:
             a.jump(passes)
@@ -95,14 +106,21 @@ public enum SeccompFilter {
             a.and(UInt32(LNP_SOCK_TYPE_MASK))
             a.jumpIf(equal: UInt32(LNP_SOCK_PACKET), then: passes, else: allow)
         case .notifyOptions(let options):
-            let levels = Dictionary(grouping: options, by: \.level)
+            // The levels in ascending order, each with its options in the table's order.
+            var levels: [UInt32] = []
+            for option in options where !levels.contains(option.level) { levels.append(option.level) }
+            levels.sort()
             a.load(argumentLow(1))
-            for level in levels.keys.sorted() { a.jumpIf(equal: level, then: "\(prefix)l\(level)", else: nil) }
+            var tests: [FilterAssembler.Label] = []
+            for level in levels {
+                tests.append(a.label())
+                a.jumpIf(equal: level, then: tests[tests.count - 1], else: nil)
+            }
             a.jump(allow)
-            for level in levels.keys.sorted() {
-                a.label("\(prefix)l\(level)")
+            for (index, level) in levels.enumerated() {
+                a.place(tests[index])
                 a.load(argumentLow(2))
-                for option in levels[level]! { a.jumpIf(equal: option.name, then: passes, else: nil) }
+                for option in options where option.level == level { a.jumpIf(equal: option.name, then: passes, else: nil) }
                 a.jump(allow)
             }
         case .refuse(let errno):
@@ -118,56 +136,74 @@ public enum SeccompFilter {
     private static func argumentLow(_ index: Int) -> UInt32 { UInt32(LNP_SECCOMP_ARGS) + UInt32(index) * 8 }
 }
 
-/// Classic BPF with named jump targets; `nil` as a target is the next instruction.
+/// Classic BPF with jumps to labels, placed later; `nil` as a target is the next instruction.
+/// Labels are numbers and instructions plain values: the filter is built at every launch, and
+/// a table keyed by strings made the runtime look up Hashable conformances, which cost more
+/// than the rest of the filter (docs/benchmarks.md, "The launcher's start").
 struct FilterAssembler {
-    private enum Operand {
-        case value(UInt32)
-        case target(String)
+    /// A place in the program, made by `label()` and placed once by `place(_:)`.
+    struct Label {
+        fileprivate let index: Int
     }
 
-    private var code: [(op: UInt16, k: Operand, jt: String?, jf: String?)] = []
-    private var labels: [String: Int] = [:]
-
-    mutating func label(_ name: String) {
-        precondition(labels[name] == nil, "label \(name) twice")
-        labels[name] = code.count
+    /// An instruction whose jumps are labels (-1: none).
+    private struct Pending {
+        var op: UInt16
+        var k: UInt32
+        var target: Int = -1
+        var jt: Int = -1
+        var jf: Int = -1
     }
 
-    mutating func load<T: BinaryInteger>(_ offset: T) { code.append((UInt16(LNP_BPF_LOAD_WORD), .value(UInt32(offset)), nil, nil)) }
-    mutating func and(_ mask: UInt32) { code.append((UInt16(LNP_BPF_AND), .value(mask), nil, nil)) }
-    mutating func ret(_ value: UInt32) { code.append((UInt16(LNP_BPF_RETURN), .value(value), nil, nil)) }
-    mutating func jump(_ target: String) { code.append((UInt16(LNP_BPF_JUMP), .target(target), nil, nil)) }
+    private var code: [Pending] = []
+    /// Each label's instruction, -1 until placed.
+    private var places: [Int] = []
 
-    mutating func jumpIf(equal value: UInt32, then: String?, else otherwise: String?) {
-        code.append((UInt16(LNP_BPF_JUMP_EQUAL), .value(value), then, otherwise))
+    mutating func label() -> Label {
+        places.append(-1)
+        return Label(index: places.count - 1)
     }
 
-    mutating func jumpIf(greaterOrEqual value: UInt32, then: String?, else otherwise: String?) {
-        code.append((UInt16(LNP_BPF_JUMP_GREATER_EQUAL), .value(value), then, otherwise))
+    mutating func place(_ label: Label) {
+        precondition(places[label.index] < 0, "label placed twice")
+        places[label.index] = code.count
     }
 
-    mutating func jumpIf(greater value: UInt32, then: String?, else otherwise: String?) {
-        code.append((UInt16(LNP_BPF_JUMP_GREATER), .value(value), then, otherwise))
+    mutating func load<T: BinaryInteger>(_ offset: T) { code.append(Pending(op: UInt16(LNP_BPF_LOAD_WORD), k: UInt32(offset))) }
+    mutating func and(_ mask: UInt32) { code.append(Pending(op: UInt16(LNP_BPF_AND), k: mask)) }
+    mutating func ret(_ value: UInt32) { code.append(Pending(op: UInt16(LNP_BPF_RETURN), k: value)) }
+    mutating func jump(_ target: Label) { code.append(Pending(op: UInt16(LNP_BPF_JUMP), k: 0, target: target.index)) }
+
+    mutating func jumpIf(equal value: UInt32, then: Label?, else otherwise: Label?) {
+        code.append(Pending(op: UInt16(LNP_BPF_JUMP_EQUAL), k: value, jt: then?.index ?? -1, jf: otherwise?.index ?? -1))
+    }
+
+    mutating func jumpIf(greaterOrEqual value: UInt32, then: Label?, else otherwise: Label?) {
+        code.append(Pending(op: UInt16(LNP_BPF_JUMP_GREATER_EQUAL), k: value, jt: then?.index ?? -1, jf: otherwise?.index ?? -1))
+    }
+
+    mutating func jumpIf(greater value: UInt32, then: Label?, else otherwise: Label?) {
+        code.append(Pending(op: UInt16(LNP_BPF_JUMP_GREATER), k: value, jt: then?.index ?? -1, jf: otherwise?.index ?? -1))
     }
 
     /// The instructions, every jump resolved (forward, within reach: checked).
     func assemble() -> [lnp_filter_instruction] {
         precondition(code.count <= Int(LNP_BPF_MAX_INSTRUCTIONS))
-        return code.enumerated().map { index, instruction in
-            func offset(_ target: String?) -> Int {
-                guard let target else { return 0 }
-                let distance = labels[target]! - index - 1
-                precondition(distance >= 0, "jump back to \(target)")
+        var program: [lnp_filter_instruction] = []
+        program.reserveCapacity(code.count)
+        for (index, instruction) in code.enumerated() {
+            func offset(_ label: Int) -> Int {
+                guard label >= 0 else { return 0 }
+                precondition(places[label] >= 0, "jump to a label never placed")
+                let distance = places[label] - index - 1
+                precondition(distance >= 0, "jump back")
                 return distance
             }
-            let k: UInt32
-            switch instruction.k {
-            case .value(let value): k = value
-            case .target(let target): k = UInt32(offset(target))
-            }
+            let k = instruction.target >= 0 ? UInt32(offset(instruction.target)) : instruction.k
             let jt = offset(instruction.jt), jf = offset(instruction.jf)
             precondition(jt < 256 && jf < 256, "jump too far")
-            return lnp_filter_instruction(code: instruction.op, jt: UInt8(jt), jf: UInt8(jf), k: k)
+            program.append(lnp_filter_instruction(code: instruction.op, jt: UInt8(jt), jf: UInt8(jf), k: k))
         }
+        return program
     }
 }

@@ -121,10 +121,12 @@ public struct ELFFile: Equatable {
             if namesIndex == 0xffff { namesIndex = Int(first.link) }
             if programCount == 0xffff { programCount = Int(first.info) }
             guard sectionCount <= 1 << 16 else { throw .malformed("\(sectionCount) sections") }
+            // The table in one read: lnp-run reads two or three files at every start.
+            let table = try source.bytes(
+                at: sectionOffset, count: UInt64(sectionCount) * UInt64(sectionEntrySize), what: "the section headers")
             sections.reserveCapacity(sectionCount)
             for index in 0..<sectionCount {
-                sections.append(
-                    try Section.read(source, order, wide, at: sectionOffset, index: index, entrySize: sectionEntrySize))
+                sections.append(Section(table, order, wide, at: index * sectionEntrySize))
             }
             if namesIndex > 0 && namesIndex < sections.count {
                 let names = sections[namesIndex]
@@ -138,14 +140,14 @@ public struct ELFFile: Equatable {
         if programOffset != 0 && programCount > 0 {
             guard programEntrySize >= (wide ? 56 : 32) else { throw .malformed("program header size \(programEntrySize)") }
             guard programCount <= 1 << 16 else { throw .malformed("\(programCount) program headers") }
+            let table = try source.bytes(
+                at: programOffset, count: UInt64(programCount) * UInt64(programEntrySize), what: "the program headers")
             for index in 0..<programCount {
-                let entry = try source.bytes(
-                    at: try offset(programOffset, plus: index, times: programEntrySize), count: programEntrySize,
-                    what: "program header \(index)")
-                let type = order.u32(entry, 0)
-                let fileOffset = wide ? order.u64(entry, 8) : UInt64(order.u32(entry, 4))
-                let fileSize = wide ? order.u64(entry, 32) : UInt64(order.u32(entry, 16))
-                let address = wide ? order.u64(entry, 16) : UInt64(order.u32(entry, 8))
+                let entry = index * programEntrySize
+                let type = order.u32(table, entry)
+                let fileOffset = wide ? order.u64(table, entry + 8) : UInt64(order.u32(table, entry + 4))
+                let fileSize = wide ? order.u64(table, entry + 32) : UInt64(order.u32(table, entry + 16))
+                let address = wide ? order.u64(table, entry + 16) : UInt64(order.u32(table, entry + 8))
                 let segment = Segment(address: address, offset: fileOffset, size: fileSize)
                 switch type {
                 case 1:  // PT_LOAD
@@ -195,12 +197,7 @@ public struct ELFFile: Equatable {
         {
             let entry = try source.bytes(
                 at: try ELFFile.offset(base, plus: index, times: entrySize), count: entrySize, what: "section header \(index)")
-            return Section(
-                name: order.u32(entry, 0), type: order.u32(entry, 4),
-                offset: wide ? order.u64(entry, 24) : UInt64(order.u32(entry, 16)),
-                size: wide ? order.u64(entry, 32) : UInt64(order.u32(entry, 20)),
-                link: order.u32(entry, wide ? 40 : 24), info: order.u32(entry, wide ? 44 : 28),
-                entrySize: wide ? order.u64(entry, 56) : UInt64(order.u32(entry, 36)))
+            return Section(entry, order, wide, at: 0)
         }
     }
 
@@ -249,6 +246,18 @@ public struct ELFFile: Equatable {
     static func string(in table: [UInt8], at index: Int) -> String? {
         guard index >= 0, index < table.count, let end = table[index...].firstIndex(of: 0) else { return nil }
         return String(decoding: table[index..<end], as: UTF8.self)
+    }
+}
+
+extension ELFFile.Section {
+    /// The header at `start` in `table` (which holds it whole).
+    init(_ table: [UInt8], _ order: ByteOrder, _ wide: Bool, at start: Int) {
+        self.init(
+            name: order.u32(table, start), type: order.u32(table, start + 4),
+            offset: wide ? order.u64(table, start + 24) : UInt64(order.u32(table, start + 16)),
+            size: wide ? order.u64(table, start + 32) : UInt64(order.u32(table, start + 20)),
+            link: order.u32(table, start + (wide ? 40 : 24)), info: order.u32(table, start + (wide ? 44 : 28)),
+            entrySize: wide ? order.u64(table, start + 56) : UInt64(order.u32(table, start + 36)))
     }
 }
 

@@ -1,0 +1,25 @@
+import Foundation
+import SystemPackage
+import Testing
+@testable import LNPTools
+
+/// lnp-run finds liblnp.so from its own resolved path by cutting text, as FilePath would.
+@Suite("Preload locator")
+struct PreloadLocatorTests {
+    @Test(arguments: ["/usr/local/bin/lnp-run", "/opt/lnp/.build/release/lnp-run", "/lnp-run", "/", "/a", "/a/b"])
+    func directoriesAsFilePathCutsThem(_ path: String) {
+        #expect(PreloadLocator.parent(path) == FilePath(path).removingLastComponent().string)
+        let directory = PreloadLocator.parent(path)
+        #expect(PreloadLocator.join(directory, "liblnp.so") == FilePath(directory).appending("liblnp.so").string)
+    }
+
+    @Test func besideOrInstalled() throws {
+        let root = try makeTemporaryDirectory()
+        try FileManager.default.createDirectory(atPath: root + "/lib/lnp", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: root + "/bin", withIntermediateDirectories: true)
+        try writeFile(root + "/lib/lnp/liblnp.so", [])
+        #expect(PreloadLocator.locate(executable: root + "/bin/lnp-run") == root + "/lib/lnp/liblnp.so")
+        try writeFile(root + "/bin/liblnp.so", [])
+        #expect(PreloadLocator.locate(executable: root + "/bin/lnp-run") == root + "/bin/liblnp.so")
+    }
+}
