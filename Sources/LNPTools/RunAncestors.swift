@@ -7,11 +7,12 @@ import Glibc
 /// The lnp-runs a process may run under, found from the kernel's process tree rather than
 /// from its environment (which a program may have emptied or forged).
 public enum RunAncestors {
-    /// The processes to try, nearest first: the one `hint` (LNP_RUN) names, then each ancestor.
-    public static func candidates(hint: String?) -> [pid_t] {
+    /// The processes to try, nearest first: the one `hint` (LNP_RUN) names, then each ancestor
+    /// (`ancestors`, when the caller has them already).
+    public static func candidates(hint: String?, ancestors: [pid_t] = ancestors()) -> [pid_t] {
         var candidates: [pid_t] = []
         if let hint, let pid = pid_t(hint), pid > 1 { candidates.append(pid) }
-        for pid in ancestors() where !candidates.contains(pid) { candidates.append(pid) }
+        for pid in ancestors where !candidates.contains(pid) { candidates.append(pid) }
         return candidates
     }
 

@@ -26,7 +26,7 @@ struct EnclosingRun {
     /// executable, say) is no reason to run unwatched: lnp-run refuses to start.
     static func find(hint: String?) throws(Failure) -> EnclosingRun? {
         let ancestors = RunAncestors.ancestors()
-        for candidate in RunAncestors.candidates(hint: hint) {
+        for candidate in RunAncestors.candidates(hint: hint, ancestors: ancestors) {
             switch register(with: candidate) {
             case .registered(let run) where RunChannel.isVouchedFor(candidate): return run
             case .registered: continue  // a process of the program posing as lnp-run

@@ -8,7 +8,8 @@ enum PlainArguments {
     /// The options, or nil when ArgumentParser must read the command line.
     static func parse(_ arguments: [String]) -> RunOptions? {
         var options = RunOptions()
-        var seen: Set<String> = []
+        // (An array: a Set of strings would cost the start a runtime conformance lookup.)
+        var seen: [Substring] = []
         var index = 0
         while index < arguments.count {
             let argument = arguments[index]
@@ -25,8 +26,9 @@ enum PlainArguments {
                 attached = argument[argument.index(after: equals)...]
             }
             // Each option once; --allow and --deny are one choice.
-            let key = name == "--deny" ? "--allow" : String(name)
-            guard seen.insert(key).inserted else { return nil }
+            let key = name == "--deny" ? "--allow" : name
+            guard !seen.contains(key) else { return nil }
+            seen.append(key)
             if setFlag(name, in: &options) {
                 guard attached == nil else { return nil }
                 index += 1
