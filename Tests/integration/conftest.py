@@ -336,3 +336,28 @@ def audit(workdir):
             return [json.loads(line) for line in self.path.read_text().splitlines()]
 
     return Audit()
+
+
+def assert_route_changes_within_a_second(lan, command):
+    """Runs `command` (a probe `watch` of 10.55.0.9 in the client namespace) while
+    10.55.0.0/24 is made on-link, then removed again: not local before, local from at most a
+    second after the route came, not local again at most a second after it went."""
+    watcher = subprocess.Popen([str(c) for c in command], stdout=subprocess.PIPE, text=True)
+    time.sleep(1.5)
+    added = time.monotonic()
+    run(["ip", "-n", lan.client_ns, "route", "add", "10.55.0.0/24", "dev", "c0"], check=True)
+    time.sleep(2.0)
+    removed = time.monotonic()
+    run(["ip", "-n", lan.client_ns, "route", "del", "10.55.0.0/24", "dev", "c0"], check=True)
+    output, _ = watcher.communicate(timeout=30)
+    samples = [(r["ms"] / 1000.0, r["errno"]) for r in json_lines(output)]
+    offset = time.clock_gettime(time.CLOCK_MONOTONIC) - time.monotonic()
+    added += offset
+    removed += offset
+
+    before = [e for t, e in samples if t < added]
+    assert before and all(e == "" for e in before), "not local before the route exists"
+    assert min(t for t, e in samples if e == "EHOSTUNREACH") - added <= 1.1
+    assert all(e == "EHOSTUNREACH" for t, e in samples if added + 1.1 < t < removed)
+    assert min(t for t, e in samples if t > removed and e == "") - removed <= 1.1
+
