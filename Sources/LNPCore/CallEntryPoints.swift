@@ -259,9 +259,12 @@ public func lnpGateSendmmsg(_ fd: Int32, _ messages: UnsafeMutablePointer<lnp_mm
     guard let messages else { return Int32(count) }
     for index in 0..<Int(count) {
         // Each message first on the hot path: a destination certainly not local, and no
-        // control messages (which may force an interface or a source route).
+        // control messages (which may force an interface or a source route). Only a name the
+        // hook copied is read here — a plausible pointer with a length the kernel takes — so
+        // a bad one is left to the slow path and the kernel's own errno.
         let message = UnsafeMutableRawPointer(messages + index).assumingMemoryBound(to: msghdr.self).pointee
-        if message.msg_controllen == 0, let name = message.msg_name,
+        if message.msg_controllen == 0, Int32(bitPattern: message.msg_namelen) > 0, let name = message.msg_name,
+            ProgramMemory.isPlausible(name),
             HotPath.certainlyNotLocal(copy: name, min(message.msg_namelen, UInt32(LNP_SOCKADDR_CAPACITY)))
         {
             continue
