@@ -13,7 +13,9 @@ enum ExecutablePath {
     static func copy(into buffer: UnsafeMutableRawBufferPointer, pid: Int32) -> Int? {
         if let length = cached(into: buffer, pid: pid) { return length }
         guard case .success(let count) = Sys.readlink("/proc/self/exe", into: buffer) else { return nil }
-        remember(UnsafeRawBufferPointer(rebasing: buffer[0..<count]), pid: pid)
+        // readlink fills a buffer too small without a word: a full one may hold a path cut
+        // short, which must not become every later record's.
+        if count < buffer.count { remember(UnsafeRawBufferPointer(rebasing: buffer[0..<count]), pid: pid) }
         return count
     }
 
