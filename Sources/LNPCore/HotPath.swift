@@ -44,32 +44,31 @@ enum HotPath {
         return cachedNotLocal(IPAddress(v4: v4))
     }
 
-    /// Whether a bind to this address (lnp's copy) is certainly no local-network operation:
-    /// only a multicast or broadcast address is (`Classifier.classifyBind`), so any IPv6
-    /// address but multicast, and an IPv4 address whose route the cache knows not to be
-    /// local (a subnet broadcast address's route is), leave at once. False sends the bind to
-    /// the classifier.
+    /// Whether a bind to this address (lnp's copy) is certainly no local-network operation,
+    /// as `Classifier.classifyBind` would find: multicast and the limited broadcast are, a
+    /// loopback, unspecified or link-local address is not, and any other is only when its
+    /// route is a broadcast one (a subnet's broadcast address — IPv6 too takes such routes),
+    /// so one whose cached route is not local leaves at once. False sends the bind to the
+    /// classifier.
     @inline(__always)
     static func bindCertainlyNotLocal(copy address: UnsafeRawPointer?, _ length: UInt32) -> Bool {
         guard let address, ProgramMemory.isPlausible(address), length >= 16, length <= UInt32(LNP_SOCKADDR_CAPACITY)
         else { return false }
         let family = address.loadUnaligned(as: UInt16.self)
+        let bound: IPAddress
         if family == UInt16(LNP_AF_INET) {
-            return bindCertainlyNotLocal(v4: UInt32(bigEndian: address.loadUnaligned(fromByteOffset: 4, as: UInt32.self)))
+            bound = IPAddress(v4: UInt32(bigEndian: address.loadUnaligned(fromByteOffset: 4, as: UInt32.self)))
+        } else if family == UInt16(LNP_AF_INET6) && length >= 24 {
+            bound = IPAddress(
+                v6High: UInt64(bigEndian: address.loadUnaligned(fromByteOffset: 8, as: UInt64.self)),
+                low: UInt64(bigEndian: address.loadUnaligned(fromByteOffset: 16, as: UInt64.self))
+            ).unmapped
+        } else {
+            return false
         }
-        guard family == UInt16(LNP_AF_INET6), length >= 24 else { return false }
-        let high = UInt64(bigEndian: address.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
-        let low = UInt64(bigEndian: address.loadUnaligned(fromByteOffset: 16, as: UInt64.self))
-        if high == 0 && low >> 32 == 0xffff { return bindCertainlyNotLocal(v4: UInt32(truncatingIfNeeded: low)) }  // mapped
-        return high >> 56 != 0xff
-    }
-
-    @inline(__always)
-    static func bindCertainlyNotLocal(v4: UInt32) -> Bool {
-        let top = v4 >> 24
-        if top == 127 || v4 == 0 || v4 >> 16 == 0xA9FE { return true }  // loopback, unspecified, link-local
-        if top >= 224 { return false }  // multicast, broadcast
-        return KernelRoutes().cachedIsLocalRoute(to: IPAddress(v4: v4)) == false
+        if bound.isMulticast || bound.isLimitedBroadcast { return false }
+        if bound.isLoopback || bound.isUnspecified || bound.isLinkLocal { return true }
+        return KernelRoutes().cachedIsLocalRoute(to: bound) == false
     }
 
     /// The route cache's answer, if it has one for the current stamp — and only while such

@@ -198,6 +198,36 @@ struct RouteCacheTests {
         }
         #expect(answeredFromCache > 500, "the cache should answer most non-local routes")
     }
+
+    /// bind's hot path: "certainly not local" only when `classifyBind`, given the same route,
+    /// says not local — a subnet broadcast address, whose route is local, must go on.
+    @Test func bindHotPathIsSound() {
+        _ = SettingsStore.current()
+        var random = SeededRandom(seed: 5151)
+        var answered = 0
+        for _ in 0..<4_000 {
+            var address = randomAddress(&random)
+            if Int.random(in: 0..<3, using: &random) == 0 {
+                let specials: [UInt32] = [0x0a4d_00ff, 0xc0a8_01ff, 0xffff_ffff, 0xe000_00fb, 0x7f00_0001, 0xa9fe_0101, 0]
+                address = IPAddress(v4: specials.randomElement(using: &random)!)
+            }
+            let target = address.unmapped
+            var facts = randomFacts(for: target, &random)
+            if Bool.random(using: &random) {  // a subnet broadcast route on a usable interface
+                facts.answer.kind = .broadcast
+                facts.answer.hasGateway = false
+                facts.interface = InterfaceFacts(index: 3, name: interfaceName("eth0"), flags: upBroadcast)
+            }
+            cache(facts, for: target)
+            let mapped = address.family == .v4 && Bool.random(using: &random)
+            let bytes = sockaddrBytes(address, mapped: mapped)
+            guard bytes.withUnsafeBytes({ HotPath.bindCertainlyNotLocal(copy: $0.baseAddress, UInt32(bytes.count)) }) else { continue }
+            answered += 1
+            let verdict = Classifier(routes: OneRoute(facts: facts), exemptions: NoExemptions()).classifyBind(SocketEndpoint(address: target))
+            #expect(!verdict.isLocal, "\(text(of: address)) was let through, but \(verdict)")
+        }
+        #expect(answered > 1_000, "most unicast binds leave at once")
+    }
 }
 
 /// Runs `body` with the hot path's "pass untouched" word set to `value`, then puts it back.

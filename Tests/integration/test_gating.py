@@ -148,6 +148,19 @@ def test_bind_is_gated_only_for_multicast_and_broadcast(lan, fixtures, audit, ad
         assert audit.records() == []
 
 
+def test_bind_to_an_ipv6_broadcast_route_is_gated(lan, fixtures, audit):
+    """IPv6 has no broadcast, but the kernel takes a route of that type; a bind to its address
+    is decided as the subnet broadcast it routes like, in a process whose cache is cold too."""
+    run(["ip", "-n", lan.client_ns, "-6", "route", "add", "broadcast", "fd77::ff/128", "dev", "c0"], check=True)
+    try:
+        [result] = probe(lan, fixtures, "deny", "bind", "fd77::ff", "0", audit=audit)
+    finally:
+        run(["ip", "-n", lan.client_ns, "-6", "route", "del", "broadcast", "fd77::ff/128", "dev", "c0"])
+    assert result["errno"] == "EHOSTUNREACH"
+    [record] = audit.records()
+    assert (record["op"], record["reason"]) == ("bind", "subnet broadcast via c0")
+
+
 def test_denied_local_name_fails_as_a_name_that_does_not_exist(lan, fixtures, audit):
     results = probe(lan, fixtures, "deny", "resolve", "printer.local", audit=audit)
     assert results == [
