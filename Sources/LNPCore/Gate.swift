@@ -21,10 +21,7 @@ struct ProcessGate: CallGate {
     func noteForcedEgress() { SocketFlags.note(SocketFlags.forcedEgress) }
     @inline(__always) var mayWriteHeaders: Bool { SocketFlags.has(SocketFlags.rawSockets) }
     var recordsAllActivity: Bool { SettingsStore.current().recordsAllActivity }
-    var passesEveryOperation: Bool {
-        let settings = SettingsStore.current()
-        return settings.decision == .allow && settings.asking == .never && settings.records == .none
-    }
+    var passesEveryOperation: Bool { SettingsStore.passesEveryOperation() }
 
     /// Returns 0 to let the call through, or the errno it must fail with.
     @inline(never)

@@ -221,32 +221,34 @@ enum RouteCache {
         return sequence
     }
 
+    /// The record of `address`'s set that holds it for `stamp`, and the sequence to check
+    /// once it is read.
+    @inline(__always)
+    static func find(_ address: IPAddress, stamp: UInt64, outputInterface: UInt32) -> (record: SequencedRecord, sequence: UInt64)? {
+        let first = set(for: address, outputInterface: outputInterface)
+        for way in 0..<ways {
+            let record = record(first + way)
+            if let sequence = beginRead(record, address: address, stamp: stamp, outputInterface: outputInterface) {
+                return (record, sequence)
+            }
+        }
+        return nil
+    }
+
     @inline(__always)
     static func readLocal(_ address: IPAddress, stamp: UInt64, outputInterface: UInt32 = 0) -> Bool? {
-        let first = set(for: address, outputInterface: outputInterface)
-        for way in 0..<ways {
-            let record = record(first + way)
-            guard let sequence = beginRead(record, address: address, stamp: stamp, outputInterface: outputInterface) else {
-                continue
-            }
-            let local = record.words.loadRelaxed(4) & localBit != 0
-            return record.endRead(sequence) ? local : nil
-        }
-        return nil
+        guard let found = find(address, stamp: stamp, outputInterface: outputInterface) else { return nil }
+        let local = found.record.words.loadRelaxed(4) & localBit != 0
+        return found.record.endRead(found.sequence) ? local : nil
     }
 
+    @inline(__always)
     static func read(_ address: IPAddress, stamp: UInt64, outputInterface: UInt32 = 0) -> RouteFacts? {
-        let first = set(for: address, outputInterface: outputInterface)
-        for way in 0..<ways {
-            let record = record(first + way)
-            guard let sequence = beginRead(record, address: address, stamp: stamp, outputInterface: outputInterface) else {
-                continue
-            }
-            return read(record, sequence: sequence, address: address)
-        }
-        return nil
+        guard let found = find(address, stamp: stamp, outputInterface: outputInterface) else { return nil }
+        return read(found.record, sequence: found.sequence, address: address)
     }
 
+    @inline(__always)
     private static func read(_ record: SequencedRecord, sequence: UInt64, address: IPAddress) -> RouteFacts? {
         let w = record.words
         let packed = w.loadRelaxed(4)

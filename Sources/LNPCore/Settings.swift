@@ -220,9 +220,7 @@ enum SettingsStore {
             for i in 0..<program.count { buffer[i] = buffer[offset + i] }
         }
         buffer[program.count] = 0
-        words.store(1, UInt64(settings.decision.rawValue) | UInt64(settings.attribution.rawValue) << 8
-            | UInt64(UInt16(truncatingIfNeeded: settings.errno)) << 16 | UInt64(settings.asking.rawValue) << 32
-            | UInt64(settings.basis.rawValue) << 40 | UInt64(settings.records.rawValue) << 48)
+        words.store(1, pack(settings))
         words.store(3, UInt64(program.count))
         words.store(4, UInt64(UInt32(bitPattern: settings.runPID)))
         words.store(8, UInt64(UInt32(bitPattern: Sys.getpid())))  // registered with lnp-run by this request
@@ -276,6 +274,13 @@ enum SettingsStore {
         words.store(8, pid)
     }
 
+    /// Word 1: the decision, attribution, errno, asking mode, basis and record scope.
+    static func pack(_ settings: Settings) -> UInt64 {
+        UInt64(settings.decision.rawValue) | UInt64(settings.attribution.rawValue) << 8
+            | UInt64(UInt16(truncatingIfNeeded: settings.errno)) << 16 | UInt64(settings.asking.rawValue) << 32
+            | UInt64(settings.basis.rawValue) << 40 | UInt64(settings.records.rawValue) << 48
+    }
+
     static func decode(_ words: SharedWords) -> Settings {
         let packed = words.load(1)
         var settings = Settings()
@@ -288,6 +293,23 @@ enum SettingsStore {
         settings.program = UnsafeBufferPointer(start: lnp_storage_program(), count: Int(words.load(3)))
         settings.runPID = Int32(truncatingIfNeeded: words.load(4))
         return settings
+    }
+
+    /// Whether this process's settings are read and let every operation go unasked and
+    /// unrecorded (`CallGate.passesEveryOperation`): two loads and a mask of word 1, as
+    /// `decode` reads it, since every slow-path call asks before anything else.
+    @inline(__always)
+    static func passesEveryOperation() -> Bool {
+        let words = SharedWords(lnp_storage_settings())
+        return words.load(0) == ready && passesEveryOperation(packed: words.load(1))
+    }
+
+    @inline(__always)
+    static func passesEveryOperation(packed: UInt64) -> Bool {
+        let mask: UInt64 = 0xff | 0xff << 32 | 0xff << 48  // decision, asking, records
+        let passing = UInt64(Decision.allow.rawValue) | UInt64(AskMode.never.rawValue) << 32
+            | UInt64(RecordScope.none.rawValue) << 48
+        return packed & mask == passing
     }
 
     /// When the library starts: which lnp-run the environment names (`LNP_RUN=PID`), and the
