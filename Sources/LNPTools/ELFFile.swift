@@ -123,14 +123,14 @@ public struct ELFFile: Equatable {
             guard sectionCount <= 1 << 16 else { throw .malformed("\(sectionCount) sections") }
             // The table in one read: lnp-run reads two or three files at every start.
             let table = try source.bytes(
-                at: sectionOffset, count: UInt64(sectionCount) * UInt64(sectionEntrySize), what: "the section headers")
+                at: sectionOffset, count: UInt64(sectionCount) * UInt64(sectionEntrySize), what: "the section header table")
             sections.reserveCapacity(sectionCount)
             for index in 0..<sectionCount {
                 sections.append(Section(table, order, wide, at: index * sectionEntrySize))
             }
             if namesIndex > 0 && namesIndex < sections.count {
                 let names = sections[namesIndex]
-                let table = try source.bytes(at: names.offset, count: names.size, what: "the section names")
+                let table = try source.bytes(at: names.offset, count: names.size, what: "the section name table")
                 file.sectionNames = sections.map { section in string(in: table, at: Int(section.name)) ?? "" }
             }
         }
@@ -141,7 +141,7 @@ public struct ELFFile: Equatable {
             guard programEntrySize >= (wide ? 56 : 32) else { throw .malformed("program header size \(programEntrySize)") }
             guard programCount <= 1 << 16 else { throw .malformed("\(programCount) program headers") }
             let table = try source.bytes(
-                at: programOffset, count: UInt64(programCount) * UInt64(programEntrySize), what: "the program headers")
+                at: programOffset, count: UInt64(programCount) * UInt64(programEntrySize), what: "the program header table")
             for index in 0..<programCount {
                 let entry = index * programEntrySize
                 let type = order.u32(table, entry)

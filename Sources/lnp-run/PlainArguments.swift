@@ -16,6 +16,9 @@ enum PlainArguments {
             // PROGRAM, or the `--` before it: the rest is the program's, as ArgumentParser
             // captures it.
             if argument == "--" || !argument.hasPrefix("-") {
+                // ArgumentParser reads a word of three dashes as a mistake even among
+                // PROGRAM's arguments, unless `--` came first: it says so itself.
+                if argument != "--" && arguments[index...].contains(where: { $0.hasPrefix("---") }) { return nil }
                 options.command = Array(arguments[index...])
                 return options
             }

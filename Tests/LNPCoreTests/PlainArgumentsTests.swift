@@ -10,7 +10,7 @@ struct PlainArgumentsTests {
     static let plain: [[String]] = [
         [], ["true"], ["--", "true"], ["true", "--allow"], ["--allow", "true", "-x"], ["--allow"],
         ["--allow", "--", "true"], ["--deny", "--", "/usr/bin/curl", "-s", "http://10.0.0.1/"],
-        ["--", "--allow"], ["--", "--"], ["--", "-h"], ["--", ""], [""], ["help"], ["--allow", "--", "--help"],
+        ["--", "--allow"], ["--", "--"], ["--", "prog", "---x"], ["--allow", "--", "prog", "---x"], ["--", "-h"], ["--", ""], [""], ["help"], ["--allow", "--", "--help"],
         ["--audit", "/tmp/a.jsonl", "--audit-all", "--", "true"], ["--audit=/tmp/a.jsonl", "--", "true"],
         ["--audit=a=b", "--", "x"], ["--audit", "syslog", "--summary", "--", "x"],
         ["--errno", "EPERM", "--summary", "--", "x"], ["--errno=13", "--", "x"], ["--errno", "nonsense", "--", "x"],
@@ -35,7 +35,7 @@ struct PlainArgumentsTests {
         ["--errno", "-5", "--", "x"], ["--attribution", "nobody", "--", "x"], ["--prompt-timeout", "five", "--", "x"],
         ["--prompt-timeout", "5s", "--", "x"], ["--summary=yes", "--", "x"], ["--generate-completion-script", "bash"],
         ["--generate-completion-script=zsh"], ["---completion", "--", "--allow"], ["--experimental-dump-help"],
-        ["--version"], ["-allow", "--", "x"], ["--Allow", "--", "x"],
+        ["--version"], ["-allow", "--", "x"], ["--Allow", "--", "x"], ["prog", "---x"], ["--allow", "prog", "a", "---"],
     ]
 
     @Test(arguments: plain)
