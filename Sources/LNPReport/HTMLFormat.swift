@@ -149,7 +149,8 @@ public struct HTMLFormat {
         return html + "</tbody>\n</table>\n"
     }
 
-    /// The programs without a section: a row each, the busiest first, up to a limit.
+    /// The programs without a section: a row each, the busiest first, as many as fit in
+    /// `PageLimits.othersBytes` (at most `PageLimits.otherPrograms`); the rest counted in words.
     private func otherPrograms(_ programs: [ProgramReport]) -> String {
         let times = TableFormat(timeZone: timeZone)
         let zone = timeZone.reportName
@@ -157,22 +158,28 @@ public struct HTMLFormat {
         let columns = ["PROGRAM", "LOCAL", "ALLOWED", "DENIED", "NOT LOCAL", "DESTINATIONS", "FIRST (\(zone))", "LAST (\(zone))"]
         for name in columns { html += "<th>\(HTMLText.escape(name))</th>" }
         html += "</tr></thead>\n<tbody>\n"
+        // What follows the rows (their end, the sentence counting the rest) is under 300 bytes.
+        let room = PageLimits.othersBytes - 300
+        var listed = 0
         for program in programs.prefix(PageLimits.otherPrograms) {
             let cells = [
                 HTMLText.escape(program.program, limit: PageLimits.recordText), String(program.local.total),
                 String(program.local.allowed), String(program.local.denied), String(program.nonLocal.total),
                 String(program.destinations.count), times.time(program.first), times.time(program.last),
             ]
-            html += program.local.denied > 0 ? "<tr class=\"denied\">" : "<tr>"
+            var row = program.local.denied > 0 ? "<tr class=\"denied\">" : "<tr>"
             for (column, cell) in cells.enumerated() {
-                html += ((1...5).contains(column) ? "<td class=\"count\">" : "<td>") + cell + "</td>"
+                row += ((1...5).contains(column) ? "<td class=\"count\">" : "<td>") + cell + "</td>"
             }
-            html += "</tr>\n"
+            row += "</tr>\n"
+            guard html.utf8.count + row.utf8.count <= room else { break }
+            html += row
+            listed += 1
         }
         html += "</tbody>\n</table>\n"
-        let unlisted = programs.count - PageLimits.otherPrograms
+        let unlisted = programs.count - listed
         if unlisted > 0 {
-            let operations = programs.dropFirst(PageLimits.otherPrograms).reduce(0) { $0 + $1.operations }
+            let operations = programs.dropFirst(listed).reduce(0) { $0 + $1.operations }
             html += "<p>And \(unlisted) more program\(unlisted == 1 ? "" : "s"), with \(operations) operation"
                 + "\(operations == 1 ? "" : "s") in all: lnp report lists every one.</p>\n"
         }
@@ -263,30 +270,4 @@ public struct HTMLFormat {
         document.body.dataset.charts=String(drawn);\
         document.body.dataset.rendered=drawn===charts.length?"ok":"incomplete";})();
         """
-}
-
-/// Text for HTML, in elements and in quoted attributes alike. Control and formatting
-/// characters are first shown escaped, as on a terminal.
-enum HTMLText {
-    /// How many characters of text from the records a table cell or a label shows: the
-    /// preload keeps names within 300 bytes, and a page must stay small whatever a file holds.
-    static let recordText = PageLimits.recordText
-
-    /// `text` for HTML, cut to `limit` characters (after control characters are made visible).
-    static func escape(_ text: String, limit: Int = .max) -> String {
-        var shown = Terminal.visible(text)
-        if shown.utf8.count > limit, shown.count > limit { shown = String(shown.prefix(max(limit - 1, 0))) + "…" }
-        var html = ""
-        for character in shown {
-            switch character {
-            case "&": html += "&amp;"
-            case "<": html += "&lt;"
-            case ">": html += "&gt;"
-            case "\"": html += "&quot;"
-            case "'": html += "&#39;"
-            default: html.append(character)
-            }
-        }
-        return html
-    }
 }

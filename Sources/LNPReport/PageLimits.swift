@@ -2,9 +2,9 @@
 /// quickly in a browser — while a small report is shown whole, as it always was.
 ///
 /// A section is at most about 250 kB: its heading (a program path cut to `programName`
-/// characters, 6 bytes each at worst once escaped), a timeline whose marks take at most
+/// Unicode scalars, 6 bytes each at worst once escaped), a timeline whose marks take at most
 /// `timelineBytes` on `SVGCharts.rows` lanes, as many bars, and a table of `tableRows` rows
-/// of cells cut to `recordText` characters. Sections are added, busiest
+/// of cells cut to `recordText` scalars. Sections are added, busiest
 /// program first, while they fit in what `bytes` leaves after the page's fixed parts and the
 /// room kept for the table of the other programs.
 enum PageLimits {
@@ -16,15 +16,16 @@ enum PageLimits {
     static let tableRows = 25
     /// Rows of the table of programs without a section.
     static let otherPrograms = 100
-    /// Characters of text from the records in a cell, a label or a tooltip.
+    /// Unicode scalars of text from the records in a cell, a label or a tooltip.
     static let recordText = 160
-    /// Characters of a program's path in its heading: the preload records up to 1,024 bytes.
+    /// Unicode scalars of a program's path in its heading: the preload records up to 1,024 bytes.
     static let programName = 1100
     /// The marks of all the timelines, shared among the sections, and at most for one.
     static let markBytes = 1_200_000
     static let timelineBytes = 150_000
     /// Room kept for the page's overview paragraph.
     static let overviewBytes = 4096
-    /// Room kept for the table of the other programs: its rows at their longest.
+    /// Room kept for the table of the other programs: its rows at their longest (rows that
+    /// would not fit are counted instead).
     static let othersBytes = (otherPrograms + 2) * (recordText * 6 + 400) + 2048
 }

@@ -14,6 +14,11 @@ private func count(_ needle: String, in text: String) -> Int {
     text.components(separatedBy: needle).count - 1
 }
 
+/// Whether `text` holds `part`, byte for byte (String's `contains` compares characters).
+private func hasBytes(_ text: String, _ part: String) -> Bool {
+    Array(text.utf8).firstRange(of: Array(part.utf8)) != nil
+}
+
 /// The counts in the tooltips of a page's timeline marks, added up.
 private func markedOperations(_ html: String) -> Int {
     html.matches(of: /<title>(\d+) (allowed|denied)/).reduce(0) { $0 + Int($1.output.1)! }
@@ -81,6 +86,23 @@ struct HTMLPageLimitsTests {
         #expect(html.utf8.count <= twoMB)
         #expect(!html.contains("<&") && !html.contains("\u{1b}"))
         #expect(html.hasSuffix("</html>\n"))
+
+        // One character can be any number of bytes: a letter and 150,000 combining accents is
+        // one, of 300 kB. Cut by characters, 60 such names made an 18 MB page.
+        let accents = String(repeating: "\u{301}", count: 150_000)
+        let long = (0..<60).flatMap { program in
+            (0..<2).map { auditEntry(Int64($0), program: "/x\(program)e" + accents, host: "h\(program)e" + accents) }
+        }
+        let longPage = page(long)
+        #expect(longPage.utf8.count <= twoMB)
+        #expect(longPage.hasSuffix("</html>\n"))
+        #expect(longPage.contains("<h2 class=\"others\">Other programs</h2>"))
+
+        // A mark joined to a character that must be escaped leaves it escaped.
+        let joined = "/y/\"\u{301}<\u{301}script>&\u{301}'\u{301}"
+        let joinedPage = page([auditEntry(0, program: joined, host: joined)])
+        #expect(hasBytes(joinedPage, "<h2>/y/&quot;\u{301}&lt;\u{301}script&gt;&amp;\u{301}&#39;\u{301}</h2>"))
+        #expect(!hasBytes(joinedPage, "<\u{301}") && !hasBytes(joinedPage, "\"\u{301}"))
     }
 
     @Test func aBusyTimelineGroupsTimeIntoWiderColumns() {
