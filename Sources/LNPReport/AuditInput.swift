@@ -10,12 +10,19 @@ import Glibc
 /// started to where it ended (an audit file still being written may have grown since); what
 /// cannot be read twice (a pipe) is copied during the first reading into an unnamed temporary
 /// file, so that memory stays the same whatever the size.
+///
+/// A file is open only while it is read, so that a report can cover more files than a process
+/// may have open at once; the second reading opens it again by its path, and reads it only if
+/// it is still the same file (an audit file rotated in between is not).
 public final class AuditInput {
     /// The file's path, or `<stdin>`.
     public let name: String
-    private let fd: Int32
-    private let ownsDescriptor: Bool
-    private var openError: Int32?
+    /// Nil for standard input, which is open already and stays open.
+    private let path: String?
+    /// Whether the first reading could open the input: if not, it said so.
+    private var opened = false
+    /// The file the first reading read, to know it again.
+    private var identity: (device: dev_t, inode: ino_t)?
     /// Where the first reading started; nil when the input cannot seek (a pipe).
     private var start: off_t?
     private var length: UInt64 = 0
@@ -25,27 +32,26 @@ public final class AuditInput {
 
     /// `-` for standard input.
     public init(path: String) {
-        if path == "-" {
-            name = AuditReader.standardInputName
-            fd = STDIN_FILENO
-            ownsDescriptor = false
-        } else {
-            name = path
-            fd = open(path, O_RDONLY | O_CLOEXEC)
-            ownsDescriptor = true
-            if fd < 0 { openError = errno }
-        }
+        name = path == "-" ? AuditReader.standardInputName : path
+        self.path = path == "-" ? nil : path
     }
 
     deinit {
-        if ownsDescriptor && fd >= 0 { close(fd) }
         if copy >= 0 { close(copy) }
     }
 
     /// Reads the input: each record to `entry`, each line that is not one (or a failure to
     /// read) to `problem`. `twice`: keep what a second reading needs.
     public func read(twice: Bool, entry: (AuditEntry) -> Void, problem: (AuditProblem) -> Void) {
-        if let openError { return problem(AuditReader.unreadable(name, openError)) }
+        let fd: Int32
+        switch open() {
+        case .success(let opened): fd = opened
+        case .failure(let failure): return problem(AuditReader.unreadable(name, failure.code))
+        }
+        defer { closeIfOwned(fd) }
+        opened = true
+        var info = stat()
+        if fstat(fd, &info) == 0 { identity = (info.st_dev, info.st_ino) }
         let position = lseek(fd, 0, SEEK_CUR)
         start = position >= 0 ? position : nil
         if twice && start == nil { makeCopy() }
@@ -56,23 +62,43 @@ public final class AuditInput {
     /// Reads again what `read` read, records only: its problems were reported then. Returns
     /// nil, or why it could not be read again.
     public func readAgain(entry: (AuditEntry) -> Void) -> String? {
-        guard openError == nil else { return nil }
-        let source: Int32
-        if let start {
-            guard lseek(fd, start, SEEK_SET) >= 0 else { return reason(errno) }
-            source = fd
-        } else {
-            if let copyError { return reason(copyError) }
-            guard copy >= 0, lseek(copy, 0, SEEK_SET) >= 0 else { return reason(errno) }
-            source = copy
+        guard opened else { return nil }
+        guard let start else { return readCopy(entry: entry) }
+        let fd: Int32
+        switch open() {
+        case .success(let opened): fd = opened
+        case .failure(let failure): return reason(failure.code)
         }
+        defer { closeIfOwned(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { return reason(errno) }
+        guard let identity, identity == (info.st_dev, info.st_ino) else { return "it was replaced between the two readings" }
+        guard lseek(fd, start, SEEK_SET) >= 0 else { return reason(errno) }
         var ignored: Int32?
-        AuditReader.read(source, file: name, limit: length, copyFailure: &ignored, entry: entry, problem: { _ in })
+        AuditReader.read(fd, file: name, limit: length, copyFailure: &ignored, entry: entry, problem: { _ in })
         return nil
     }
 
+    private func readCopy(entry: (AuditEntry) -> Void) -> String? {
+        if let copyError { return reason(copyError) }
+        guard copy >= 0, lseek(copy, 0, SEEK_SET) >= 0 else { return reason(errno) }
+        var ignored: Int32?
+        AuditReader.read(copy, file: name, limit: length, copyFailure: &ignored, entry: entry, problem: { _ in })
+        return nil
+    }
+
+    private func open() -> Result<Int32, LineReader.Failure> {
+        guard let path else { return .success(STDIN_FILENO) }
+        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+        return fd >= 0 ? .success(fd) : .failure(LineReader.Failure(code: errno))
+    }
+
+    private func closeIfOwned(_ fd: Int32) {
+        if path != nil { close(fd) }
+    }
+
     private func reason(_ code: Int32) -> String {
-        "\(name) (it could not be read a second time: \(String(cString: strerror(code))))"
+        "it could not be read a second time: \(String(cString: strerror(code)))"
     }
 
     /// An unnamed file in `$TMPDIR` (or /tmp), for what standard input holds.

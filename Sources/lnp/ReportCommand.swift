@@ -73,7 +73,9 @@ struct ReportCommand: ParsableCommand {
             let html = HTMLFormat()
             var timelines = Timelines(report: report, for: html, filter: filter)
             for input in inputs {
-                if let reason = input.readAgain(entry: { timelines.add($0) }) { timelines.unread.append(reason) }
+                if let reason = input.readAgain(entry: { timelines.add($0) }) {
+                    timelines.unread.append("\(input.name) (\(reason))")
+                }
             }
             output.write(html.page(report, timelines: timelines))
         }

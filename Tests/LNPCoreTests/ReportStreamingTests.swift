@@ -196,6 +196,23 @@ struct ReportStreamingTests {
         #expect(pipeProblems == ["\(name):2001: not JSON"])
     }
 
+    /// A file rotated between the two readings (a new file at its path) is not read in its
+    /// place: the second reading says why it read nothing.
+    @Test func aFileReplacedBetweenTheReadingsIsNotReadAgain() throws {
+        let directory = try makeTemporaryDirectory()
+        let path = directory + "/audit.jsonl"
+        try writeFile(path, Array(lines([auditEntry(0)]).utf8))
+        let input = AuditInput(path: path)
+        var first: [AuditEntry] = []
+        input.read(twice: true, entry: { first.append($0) }, problem: { _ in })
+        #expect(first.count == 1)
+        try writeFile(directory + "/rotated.jsonl", Array(lines([auditEntry(5, program: "/usr/bin/wget")]).utf8))
+        #expect(rename(directory + "/rotated.jsonl", path) == 0)
+        var second: [AuditEntry] = []
+        #expect(input.readAgain(entry: { second.append($0) }) == "it was replaced between the two readings")
+        #expect(second.isEmpty)
+    }
+
     @Test func theRunSummaryCountsRecordsAsTheyCome() {
         var summary = RunSummary()
         #expect(summary.lines == ["lnp: no local-network operations"])

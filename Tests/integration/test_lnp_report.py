@@ -7,6 +7,7 @@ import json
 import os
 import pathlib
 import re
+import resource
 import shutil
 import subprocess
 import sys
@@ -242,6 +243,40 @@ def test_standard_input(build, made):
     broken = lnp_report(build, "-", input=text + "{\n")
     assert broken.returncode == 1
     assert broken.stderr == f"lnp: <stdin>:{len(text.splitlines()) + 1}: not JSON\n"
+
+
+def audit_record(program, address, second, decision="allow"):
+    """A line as lnp-run writes one: a connect of `program` to `address`, `second`s after 10:00."""
+    return json.dumps({
+        "time": f"2026-11-21T10:{second // 60 % 60:02d}:{second % 60:02d}.000000Z", "pid": 42, "program": program,
+        "exe": program, "op": "connect", "fd": 3, "transport": "tcp", "address": address, "port": 8080, "host": None,
+        "domains": [], "reason": "on-link 10.77.0.0/24 via c0", "decision": decision, "because": "remembered",
+        "attribution": "app", "local": True, "by": "preload"}, separators=(",", ":")) + "\n"
+
+
+def test_more_files_than_may_be_open_at_once_are_all_read(build, workdir):
+    """Each file is open only while it is read (and, for the page, read again): 1,100 files
+    under `ulimit -n 1024` are all reported."""
+    directory = workdir / "report-many-files"
+    directory.mkdir()
+    files = []
+    for n in range(1100):
+        path = directory / f"audit-{n}.jsonl"
+        path.write_text(audit_record(f"/opt/p{n % 7}", f"10.77.{n // 250}.{n % 250 + 1}", n % 3600))
+        files.append(str(path))
+
+    def limited():
+        resource.setrlimit(resource.RLIMIT_NOFILE, (1024, 1024))
+
+    for format in ("ndjson", "html"):
+        result = subprocess.run([build.lnp, "report", "--format", format, *files], capture_output=True, text=True,
+                                preexec_fn=limited, env=dict(os.environ, TZ="UTC"), timeout=120)
+        assert (result.returncode, result.stderr) == (0, ""), result.stderr[:300]
+        if format == "ndjson":
+            assert sum(record["hits"] for record in json_lines(result.stdout)) == 1100
+        else:
+            assert result.stdout.count("<section class=\"program\">") == 7
+            assert "Operations over time" in result.stdout
 
 
 # The HTML page, in headless Chromium. Chromium runs in a network namespace of its own with
