@@ -60,10 +60,8 @@ public struct HTMLFormat {
             - PageLimits.overviewBytes - PageLimits.othersBytes
         var sections: [String: String] = [:]
         let candidates = timelinePrograms(report)
-        let markBytes = min(PageLimits.markBytes / max(candidates.count, 1), PageLimits.timelineBytes)
         for (index, program) in Self.busiestFirst(report.programs).enumerated() where candidates.contains(program.program) {
-            let html = section(
-                program, index: index, timeline: timelines[program.program], markBytes: markBytes, formatter: formatter)
+            let html = section(program, index: index, timeline: timelines[program.program], formatter: formatter)
             guard html.utf8.count <= room else { continue }
             sections[program.program] = html
             room -= html.utf8.count
@@ -91,10 +89,8 @@ public struct HTMLFormat {
         programs.sorted { $0.operations != $1.operations ? $0.operations > $1.operations : $0.program < $1.program }
     }
 
-    private func section(
-        _ program: ProgramReport, index: Int, timeline: Timeline?, markBytes: Int, formatter: DateFormatter
-    ) -> String {
-        let charts = SVGCharts(program: program, timeline: timeline, markBytes: markBytes, index: index, formatter: formatter)
+    private func section(_ program: ProgramReport, index: Int, timeline: Timeline?, formatter: DateFormatter) -> String {
+        let charts = SVGCharts(program: program, timeline: timeline, index: index, formatter: formatter)
         var html = "<section class=\"program\">\n<h2>\(HTMLText.escape(program.program, limit: PageLimits.programName))</h2>\n"
         html += "<p>\(HTMLText.escape(TableFormat.totals(program))).</p>\n"
         let (timelineSVG, step) = charts.timelineChart()

@@ -23,6 +23,12 @@ enum PageLimits {
     /// The marks of all the timelines, shared among the sections, and at most for one.
     static let markBytes = 1_200_000
     static let timelineBytes = 150_000
+    /// What a mark with its tooltip takes on the page, about; and one of a dense timeline.
+    static let titledMarkBytes = 180
+    static let denseMarkBytes = 10
+
+    /// What the marks of one of `count` timelines may take.
+    static func markBytes(sharedBy count: Int) -> Int { min(markBytes / max(count, 1), timelineBytes) }
     /// Room kept for the page's overview paragraph.
     static let overviewBytes = 4096
     /// Room kept for the table of the other programs: its rows at their longest (rows that

@@ -10,16 +10,9 @@ struct SVGCharts {
     /// More destinations than this share the last row.
     static let rows = 12
 
-    /// What a mark with its tooltip takes on the page, about; and one of a dense timeline.
-    static let titledMarkBytes = 180
-    static let denseMarkBytes = 10
-
     let program: ProgramReport
     /// Nil when the records were not read a second time for it.
     let timeline: Timeline?
-    /// What the timeline's marks may take on the page, in bytes (`HTMLFormat` shares
-    /// `PageLimits.markBytes` among the sections).
-    let markBytes: Int
     /// A number unique on the page, for the ids of the pattern definitions.
     let index: Int
     let formatter: DateFormatter
@@ -28,10 +21,10 @@ struct SVGCharts {
 
     /// x: time, from the program's first record to its last; y: one row per destination.
     /// A mark per pixel, row and kind, with its count and times as its tooltip, when that
-    /// fits in `markBytes`; else a dense timeline: columns of 1, 2, 4… pixels, as wide as the
-    /// room needs, their marks drawn by markers on one path per row and kind, which take about
-    /// a fifteenth of the room (the path's tooltip has the row's count). `step`: how long a
-    /// column lasts, when wider than a pixel.
+    /// fits in the timeline's `markBytes`; else a dense timeline: columns of 1, 2, 4… pixels,
+    /// as wide as the room needs, their marks drawn by markers on one path per row and kind,
+    /// which take about a fifteenth of the room (the path's tooltip has the row's count).
+    /// `step`: how long a column lasts, when wider than a pixel.
     func timelineChart() -> (svg: String, step: TimeInterval?) {
         guard let timeline else { return ("", nil) }
         let plotLeft = Timeline.plotLeft, plotRight = Timeline.plotRight
@@ -45,8 +38,8 @@ struct SVGCharts {
             svg += rowLabel(label, y: y)
         }
         var width = 1
-        if timeline.cells.count <= markBytes / Self.titledMarkBytes {
-            svg += titledMarks(timeline)
+        if let marks = timeline.titledMarks {
+            svg += titledMarks(marks)
         } else {
             let (dense, columnWidth) = denseMarks(timeline)
             svg += dense
@@ -69,9 +62,9 @@ struct SVGCharts {
         return "\(count) \(allowed ? "allowed" : "denied")\(local ? "" : ", not local"), \(when)"
     }
 
-    private func titledMarks(_ timeline: Timeline) -> String {
+    private func titledMarks(_ marks: [(spot: Timeline.Spot, cell: Timeline.Cell)]) -> String {
         var svg = ""
-        for (spot, cell) in timeline.marks(limit: .max).marks {
+        for (spot, cell) in marks {
             let y = Self.y(spot.lane)
             let title = title(count: cell.count, allowed: spot.allowed, local: spot.local, first: cell.first, last: cell.last)
             svg += "<g class=\"mark \(Self.kind(spot))\"><title>\(HTMLText.escape(title))</title>"
@@ -81,33 +74,19 @@ struct SVGCharts {
         return svg
     }
 
+    /// One path per row and kind, its tooltip the row's count and times.
     private func denseMarks(_ timeline: Timeline) -> (svg: String, columnWidth: Int) {
-        struct Row: Hashable, Comparable {
-            var lane: Int, allowed: Bool, local: Bool
-            static func < (a: Row, b: Row) -> Bool {
-                (a.lane, a.allowed ? 0 : 1, a.local ? 0 : 1) < (b.lane, b.allowed ? 0 : 1, b.local ? 0 : 1)
-            }
-        }
-        let (marks, width) = timeline.marks(limit: max(markBytes / Self.denseMarkBytes, 1))
-        var paths: [Row: String] = [:]
-        var rows: [Row: Timeline.Cell] = [:]
-        for (spot, cell) in marks.sorted(by: { $0.spot.x < $1.spot.x }) {
-            let row = Row(lane: spot.lane, allowed: spot.allowed, local: spot.local)
-            paths[row, default: ""] += "M\(spot.x) \(Int(Self.y(spot.lane)))"
-            if let had = rows[row] {
-                rows[row] = Timeline.Cell(
-                    count: had.count + cell.count, first: min(had.first, cell.first), last: max(had.last, cell.last),
-                    order: had.order)
-            } else {
-                rows[row] = cell
-            }
+        let (marks, width) = timeline.denseMarks()
+        var paths: [Timeline.Row: String] = [:]
+        for spot in marks {
+            paths[Timeline.Row(lane: spot.lane, allowed: spot.allowed, local: spot.local), default: ""]
+                += "M\(spot.x) \(Int(Self.y(spot.lane)))"
         }
         var svg = ""
-        for row in rows.keys.sorted() {
-            let cell = rows[row]!
+        for (row, cell) in timeline.rows.sorted(by: { $0.key < $1.key }) {
             let kind = (row.allowed ? "allowed" : "denied") + (row.local ? "-local" : "-nonlocal")
             let title = title(count: cell.count, allowed: row.allowed, local: row.local, first: cell.first, last: cell.last)
-            svg += "<path class=\"dense \(kind)\" d=\"\(paths[row]!)\"><title>\(HTMLText.escape(title))</title></path>"
+            svg += "<path class=\"dense \(kind)\" d=\"\(paths[row] ?? "")\"><title>\(HTMLText.escape(title))</title></path>"
         }
         return (svg, width)
     }

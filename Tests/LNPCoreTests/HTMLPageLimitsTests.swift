@@ -126,17 +126,24 @@ struct HTMLPageLimitsTests {
             auditEntry(Int64(n * 3), address: "10.6.0.\(n % 20)", decision: n % 4 == 0 ? .deny : .allow)
         }
         let report = Report(entries: entries)
-        var timeline = Timeline(try #require(report.programs.first))
+        let program = try #require(report.programs.first)
+        // Room for 100 marks of a dense timeline: too little for a mark per pixel.
+        var timeline = Timeline(program, markBytes: 100 * PageLimits.denseMarkBytes)
         entries.forEach { timeline.add($0) }
-        let (fine, one) = timeline.marks(limit: .max)
-        #expect(one == 1)
-        let (coarse, width) = timeline.marks(limit: 100)
+        #expect(timeline.titledMarks == nil)
+        let (coarse, width) = timeline.denseMarks()
         #expect(coarse.count <= 100 && width > 1)
+        #expect(coarse.allSatisfy { Double($0.x) >= Timeline.plotLeft && Double($0.x) <= Timeline.plotRight })
+        // Each row's tooltip counts its operations, first to last.
+        #expect(timeline.rows.values.map(\.count).reduce(0, +) == 5000)
+        #expect(timeline.rows.values.map(\.first).min() == AuditTime(seconds: reportEpoch))
+        #expect(timeline.rows.values.map(\.last).max() == AuditTime(seconds: reportEpoch + 14997))
+        // With room, a mark per pixel, each with its count.
+        var roomy = Timeline(program, markBytes: 1000 * PageLimits.timelineBytes)
+        entries.forEach { roomy.add($0) }
+        let fine = try #require(roomy.titledMarks)
         #expect(fine.map(\.cell.count).reduce(0, +) == 5000)
-        #expect(coarse.map(\.cell.count).reduce(0, +) == 5000)
-        #expect(coarse.allSatisfy { Double($0.spot.x) >= Timeline.plotLeft && Double($0.spot.x) <= Timeline.plotRight })
-        #expect(coarse.map(\.cell.first).min() == AuditTime(seconds: reportEpoch))
-        #expect(coarse.map(\.cell.last).max() == AuditTime(seconds: reportEpoch + 14997))
+        #expect(roomy.denseMarks().columnWidth == 1)
         // And the page says how long its columns last.
         let html = HTMLFormat(timeZone: utc).page(report, timelines: {
             var timelines = Timelines(report: report, programs: ["/usr/bin/curl"], filter: ReportFilter())
@@ -144,6 +151,39 @@ struct HTMLPageLimitsTests {
             return timelines
         }())
         #expect(html.contains("<figcaption>Operations over time") && html.utf8.count < 200_000)
+    }
+
+    /// A dense timeline keeps only which pixel columns have an operation; what it draws is
+    /// still every operation's column, grouped into the narrowest columns its room allows.
+    @Test(arguments: [300, 3000, 15_000])
+    func aDenseTimelineDrawsTheColumnOfEveryOperation(marks limit: Int) throws {
+        var random = SeededRandom(seed: UInt64(limit))
+        let entries = (0..<40_000).map { _ in
+            auditEntry(
+                Int64.random(in: 0..<86_400, using: &random), address: "10.7.0.\(Int.random(in: 1...15, using: &random))",
+                decision: Bool.random(using: &random) ? .allow : .deny, local: Int.random(in: 0..<10, using: &random) > 0)
+        }
+        let program = try #require(Report(entries: entries).programs.first)
+        var timeline = Timeline(program, markBytes: limit * PageLimits.denseMarkBytes)
+        entries.forEach { timeline.add($0) }
+        let (marks, width) = timeline.denseMarks()
+
+        // Worked out here from the operations themselves.
+        func spots(_ width: Int) -> Set<Timeline.Spot> {
+            let left = Int(Timeline.plotLeft)
+            return Set(entries.map { entry in
+                let x = Int(timeline.x(entry.time).rounded())
+                return Timeline.Spot(
+                    lane: timeline.lanes.lane(of: Destination(entry)),
+                    x: min(left + (x - left) / width * width + width / 2, Int(Timeline.plotRight)),
+                    allowed: entry.decision == .allow, local: entry.isLocal)
+            })
+        }
+        #expect(marks.count == Set(marks).count)
+        #expect(Set(marks) == spots(width))
+        #expect(marks.count <= limit)
+        #expect(width == 1 || spots(width / 2).count > limit, "the narrowest columns that fit")
+        #expect(timeline.rows.values.map(\.count).reduce(0, +) == 40_000)
     }
 
     @Test func aSmallTimelineKeepsAMarkPerPixelWithItsTooltip() {

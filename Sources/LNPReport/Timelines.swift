@@ -1,0 +1,29 @@
+/// The timelines of the programs a page shows, filled by a second reading of the records.
+public struct Timelines: Sendable {
+    public let filter: ReportFilter
+    private(set) var byProgram: [String: Timeline]
+    /// Inputs that could not be read again, and why: their operations are not on the timelines.
+    public var unread: [String] = []
+
+    /// Timelines for `programs` of `report`, to be filled with the records `filter` took; they
+    /// share `PageLimits.markBytes`.
+    public init(report: Report, programs: Set<String>, filter: ReportFilter) {
+        self.filter = filter
+        let shown = report.programs.filter { programs.contains($0.program) }
+        let markBytes = PageLimits.markBytes(sharedBy: shown.count)
+        byProgram = Dictionary(uniqueKeysWithValues: shown.map { ($0.program, Timeline($0, markBytes: markBytes)) })
+    }
+
+    /// Timelines for the programs `format` shows of `report`.
+    public init(report: Report, for format: HTMLFormat, filter: ReportFilter) {
+        self.init(report: report, programs: format.timelinePrograms(report), filter: filter)
+    }
+
+    public mutating func add(_ entry: AuditEntry) {
+        guard let at = byProgram.index(forKey: entry.program) else { return }
+        if let since = filter.since, entry.time < since { return }
+        byProgram.values[at].add(entry)
+    }
+
+    subscript(program: String) -> Timeline? { byProgram[program] }
+}
