@@ -9,7 +9,8 @@ import Glibc
 /// (`Timelines`): a file or redirected input is read again from where the first reading
 /// started to where it ended (an audit file still being written may have grown since); what
 /// cannot be read twice (a pipe) is copied during the first reading into an unnamed temporary
-/// file, so that memory stays the same whatever the size.
+/// file (`UnnamedFile`), so that memory stays the same whatever the size. An input that could
+/// not be read again says why, and the page shows its programs without a timeline.
 ///
 /// A file is open only while it is read, so that a report can cover more files than a process
 /// may have open at once; the second reading opens it again by its path, and reads it only if
@@ -26,9 +27,12 @@ public final class AuditInput {
     /// Where the first reading started; nil when the input cannot seek (a pipe).
     private var start: off_t?
     private var length: UInt64 = 0
-    /// The copy of what could not be read twice, or why it could not be made.
+    /// The copy of what could not be read twice, or why it could not be made or written.
     private var copy: Int32 = -1
-    private var copyError: Int32?
+    private var copyFailure: String?
+    /// The programs of the records read, when read twice: an input not read again leaves
+    /// their timelines short.
+    public private(set) var programs: Set<String> = []
 
     /// `-` for standard input.
     public init(path: String) {
@@ -54,9 +58,25 @@ public final class AuditInput {
         if fstat(fd, &info) == 0 { identity = (info.st_dev, info.st_ino) }
         let position = lseek(fd, 0, SEEK_CUR)
         start = position >= 0 ? position : nil
-        if twice && start == nil { makeCopy() }
+        if twice && start == nil {
+            switch UnnamedFile.make() {
+            case .success(let made): copy = made
+            case .failure(let failure): copyFailure = failure.reason
+            }
+        }
+        var writeError: Int32?
+        var last: String?
         length = AuditReader.read(
-            fd, file: name, copy: copy >= 0 ? copy : nil, copyFailure: &copyError, entry: entry, problem: problem)
+            fd, file: name, copy: copy >= 0 ? copy : nil, copyFailure: &writeError,
+            entry: { record in
+                // Records of one program often come in runs: the set is looked up once a run.
+                if twice && record.program != last {
+                    programs.insert(record.program)
+                    last = record.program
+                }
+                entry(record)
+            }, problem: problem)
+        if let writeError { copyFailure = String(cString: strerror(writeError)) }
     }
 
     /// Reads again what `read` read, records only: its problems were reported then. Returns
@@ -80,7 +100,7 @@ public final class AuditInput {
     }
 
     private func readCopy(entry: (AuditEntry) -> Void) -> String? {
-        if let copyError { return reason(copyError) }
+        if let copyFailure { return "it could not be kept for a second reading (\(copyFailure))" }
         guard copy >= 0, lseek(copy, 0, SEEK_SET) >= 0 else { return reason(errno) }
         var ignored: Int32?
         AuditReader.read(copy, file: name, limit: length, copyFailure: &ignored, entry: entry, problem: { _ in })
@@ -98,20 +118,6 @@ public final class AuditInput {
     }
 
     private func reason(_ code: Int32) -> String {
-        "it could not be read a second time: \(String(cString: strerror(code)))"
-    }
-
-    /// An unnamed file in `$TMPDIR` (or /tmp), for what standard input holds.
-    private func makeCopy() {
-        let directory = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
-        var template = Array((directory + "/lnp-report-XXXXXX").utf8CString)
-        let made = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard made >= 0 else {
-            copyError = errno
-            return
-        }
-        _ = fcntl(made, F_SETFD, FD_CLOEXEC)
-        template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
-        copy = made
+        "it could not be read a second time (\(String(cString: strerror(code))))"
     }
 }

@@ -73,7 +73,7 @@ public struct HTMLFormat {
         if !others.isEmpty {
             meta += " The busiest \(sections.count) are shown in full; the other \(others.count) are listed at the end."
         }
-        for unread in timelines.unread { meta += " The timelines leave out \(unread)." }
+        for unread in timelines.unread { meta += " No timeline for the programs read from \(unread)." }
         html += "<p class=\"meta\">\(HTMLText.escape(meta, limit: PageLimits.overviewBytes / 8)) "
             + "Times are \(HTMLText.escape(zoneName)).</p>\n"
         html += Self.legend

@@ -2,8 +2,8 @@
 public struct Timelines: Sendable {
     public let filter: ReportFilter
     private(set) var byProgram: [String: Timeline]
-    /// Inputs that could not be read again, and why: their operations are not on the timelines.
-    public var unread: [String] = []
+    /// Inputs that could not be read again, and why (`NAME: why`): their programs have no timeline.
+    public private(set) var unread: [String] = []
 
     /// Timelines for `programs` of `report`, to be filled with the records `filter` took; they
     /// share `PageLimits.markBytes`.
@@ -23,6 +23,13 @@ public struct Timelines: Sendable {
         guard let at = byProgram.index(forKey: entry.program) else { return }
         if let since = filter.since, entry.time < since { return }
         byProgram.values[at].add(entry)
+    }
+
+    /// Drops the timelines of `programs`, which `input` (`NAME: why`) could not be read
+    /// again for: a chart of only some of a program's operations would mislead.
+    public mutating func leaveOut(_ programs: Set<String>, unread input: String) {
+        for program in programs { byProgram[program] = nil }
+        unread.append(input)
     }
 
     subscript(program: String) -> Timeline? { byProgram[program] }

@@ -74,7 +74,9 @@ struct ReportCommand: ParsableCommand {
             var timelines = Timelines(report: report, for: html, filter: filter)
             for input in inputs {
                 if let reason = input.readAgain(entry: { timelines.add($0) }) {
-                    timelines.unread.append("\(input.name) (\(reason))")
+                    timelines.leaveOut(input.programs, unread: "\(input.name): \(reason)")
+                    let warning = "lnp: \(input.name): \(reason); its programs are shown without a timeline\n"
+                    FileHandle.standardError.write(Data(warning.utf8))
                 }
             }
             output.write(html.page(report, timelines: timelines))

@@ -202,13 +202,20 @@ struct HTMLPageLimitsTests {
         #expect(!html.contains("wget"))
     }
 
-    @Test func anInputNotReadAgainIsNamed() {
-        let report = Report(entries: [auditEntry(0)])
-        var timelines = Timelines(report: report, programs: [], filter: ReportFilter())
-        timelines.unread.append("<stdin> (it could not be read a second time: No space left on device)")
+    /// An input not read again would leave its programs' timelines short: they have none,
+    /// and the page says why.
+    @Test func anInputNotReadAgainLeavesItsProgramsWithoutATimeline() {
+        let report = Report(entries: [auditEntry(0), auditEntry(1, program: "/usr/bin/wget")])
+        var timelines = Timelines(report: report, programs: ["/usr/bin/curl", "/usr/bin/wget"], filter: ReportFilter())
+        timelines.add(auditEntry(1, program: "/usr/bin/wget"))
+        timelines.leaveOut(["/usr/bin/curl"], unread: "<stdin>: it could not be kept for a second reading (/tmp: No space left on device)")
         let html = HTMLFormat(timeZone: utc).page(report, timelines: timelines)
         #expect(html.contains(
-            "The timelines leave out &lt;stdin&gt; (it could not be read a second time: No space left on device)."))
+            "No timeline for the programs read from &lt;stdin&gt;: it could not be kept for a second reading "
+                + "(/tmp: No space left on device)."))
+        #expect(count("Operations over time", in: html) == 1)
+        #expect(count("Destinations by hits</figcaption>", in: html) == 2)
+        #expect(html.contains("aria-label=\"Timeline of 1 operation\""))
     }
 
     @Test(arguments: [

@@ -279,6 +279,37 @@ def test_more_files_than_may_be_open_at_once_are_all_read(build, workdir):
             assert "Operations over time" in result.stdout
 
 
+def piped_page(build, text, env, command=()):
+    """`lnp report --format html -` with `text` on a pipe, run by `command` if given."""
+    return subprocess.run([*command, build.lnp, "report", "--format", "html", "-"], input=text, capture_output=True,
+                          text=True, env=dict(os.environ, TZ="UTC", **env), timeout=120)
+
+
+def test_a_pipe_is_copied_to_tmp_when_tmpdir_cannot_be_written(build, workdir):
+    text = "".join(audit_record("/opt/piped", "10.77.0.9", n) for n in range(50))
+    result = piped_page(build, text, {"TMPDIR": str(workdir / "no-such-directory")})
+    assert (result.returncode, result.stderr) == (0, "")
+    assert "Operations over time" in result.stdout and "aria-label=\"Timeline of 50 operations\"" in result.stdout
+    assert "second" not in result.stdout
+
+
+def test_a_pipe_that_cannot_be_copied_gives_no_timeline_and_says_so(build, workdir):
+    """With neither $TMPDIR nor /tmp writable (read-only here, in a mount namespace of the
+    report's own), standard input cannot be read twice: its programs get no timeline, rather
+    than an empty one, and stderr says so in a line."""
+    require(os.geteuid() == 0 and shutil.which("unshare") is not None, "a mount namespace needs root and unshare")
+    text = "".join(audit_record("/opt/piped", "10.77.0.9", n) for n in range(50))
+    read_only = ["unshare", "--mount", "sh", "-ec", 'mount --bind /tmp /tmp; mount -o remount,bind,ro /tmp; '
+                 'mount --bind "$TMPDIR" "$TMPDIR"; mount -o remount,bind,ro "$TMPDIR"; exec "$@"', "sh"]
+    result = piped_page(build, text, {"TMPDIR": str(workdir)}, command=read_only)
+    assert result.returncode == 0, result.stderr
+    assert re.fullmatch(r"lnp: <stdin>: [^\n]*Read-only file system[^\n]*timeline[^\n]*\n", result.stderr), result.stderr
+    page = result.stdout
+    assert "<h2>/opt/piped</h2>" in page and "Destinations by hits" in page
+    assert "Operations over time" not in page and "class=\"chart timeline\"" not in page
+    assert "No timeline for the programs read from &lt;stdin&gt;: " in page
+
+
 # The HTML page, in headless Chromium. Chromium runs in a network namespace of its own with
 # nothing in it (`unshare --net`): whatever the page or the browser tried, no packet could leave.
 
