@@ -5,12 +5,15 @@ import Glibc
 /// The lines of what a descriptor holds, a buffer at a time: a report's memory stays the same
 /// whatever the size of the audit file it reads.
 struct LineReader {
-    /// What one `read` asks for; the buffer grows, up to `longestLine`, only for a longer line.
+    /// What one `read` asks for; the buffer grows, up to `longestLine` and its newline, only
+    /// for a longer line.
     static let chunk = 1 << 16
     /// Longer than any record (the preload's are at most 3,800 bytes): a longer line is not
     /// read but reported, so that a file without newlines cannot take the memory a whole
     /// file would.
     static let longestLine = 1 << 20
+    /// The buffer at its largest: a line of `longestLine` bytes, and its newline.
+    private static let largest = longestLine + 1
 
     enum Line {
         case text(UnsafeBufferPointer<UInt8>)
@@ -38,12 +41,12 @@ struct LineReader {
 
         while true {
             if filled == capacity {
-                if capacity < longestLine {
-                    let larger = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: capacity * 2)
+                if capacity < largest {
+                    let larger = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: min(capacity * 2, largest))
                     memcpy(larger.baseAddress!, buffer.baseAddress!, filled)
                     buffer.deallocate()
                     buffer = larger
-                    capacity *= 2
+                    capacity = larger.count
                 } else {
                     discarding = true
                     filled = 0

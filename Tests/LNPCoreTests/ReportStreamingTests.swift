@@ -156,6 +156,21 @@ struct ReportStreamingTests {
         ])
     }
 
+    /// A line of exactly 1 MiB is read (its newline is not part of it); one byte more is not.
+    @Test func aLineOfExactlyTheLongestLengthIsRead() throws {
+        func line(_ length: Int) -> String {
+            let open = String(auditLine().dropLast()) + ",\"future\":\""
+            return open + String(repeating: "x", count: length - open.utf8.count - 2) + "\"}"
+        }
+        let longest = line(LineReader.longestLine), tooLong = line(LineReader.longestLine + 1)
+        #expect(longest.utf8.count == 1_048_576 && tooLong.utf8.count == 1_048_577)
+        let path = try makeTemporaryDirectory() + "/audit.jsonl"
+        try writeFile(path, Array([longest, tooLong, longest].joined(separator: "\n").utf8))
+        let read = AuditReader.read(path: path)
+        #expect(read.entries.count == 2, "the last line, without a newline, too")
+        #expect(read.problems.map(\.description) == ["\(path):2: longer than 1 MiB, not a record"])
+    }
+
     @Test func aPipeIsKeptForASecondReadingAndAFileReadAgainUpToWhereItEnded() throws {
         let text = lines(shuffledEntries(2000, seed: 4)) + "broken\n"
         let directory = try makeTemporaryDirectory()
