@@ -82,13 +82,19 @@ public struct AuditEntry: Equatable, Sendable {
     /// A line read by Foundation's decoder: the lines the scanner leaves, which it reads or
     /// says what is wrong with.
     static func decoded(line: Data, using decoder: JSONDecoder) throws(AuditLineError) -> AuditEntry {
+        let entry: AuditEntry
         do {
-            return try decoder.decode(AuditEntry.self, from: line)
+            entry = try decoder.decode(AuditEntry.self, from: line)
         } catch let error as DecodingError {
             throw AuditLineError(error)
         } catch {
             throw AuditLineError(message: "not JSON")
         }
+        // The decoder reads a field given twice at its first value: which one was meant?
+        if let key = line.withUnsafeBytes({ AuditLineScanner.repeatedKey($0.bindMemory(to: UInt8.self)) }) {
+            throw AuditLineError(message: "field \(AuditLineError.quoted(key)) given twice")
+        }
+        return entry
     }
 }
 

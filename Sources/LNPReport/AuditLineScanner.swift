@@ -10,7 +10,8 @@ import Glibc
 /// anything unusual (a field given twice, a number with a fraction or an exponent, an escaped
 /// key, a lone surrogate escape, deep nesting), gives nil, and the decoder reads it instead and says
 /// what is wrong in its own words. So the two never disagree on a line: whatever this reads, the
-/// decoder reads the same (the unit tests compare them on many lines).
+/// decoder reads the same (the unit tests compare them on many lines). A field given twice,
+/// which the decoder would read at its first value, is found by `repeatedKey` instead.
 struct AuditLineScanner {
     private let bytes: UnsafeBufferPointer<UInt8>
     private var index = 0
@@ -161,6 +162,51 @@ struct AuditLineScanner {
             case .local: "local"
             }
         }
+    }
+
+    // MARK: Keys given twice
+
+    /// The first key given twice in the object of `line`, a line the decoder read: it takes a
+    /// field's first value and says nothing of the second. Keys are compared unescaped
+    /// (`"decisio\u006e"` is `"decision"`). Nil when none is, or for a key this cannot read.
+    static func repeatedKey(_ line: UnsafeBufferPointer<UInt8>) -> String? {
+        var scanner = AuditLineScanner(line)
+        return scanner.repeatedKey()
+    }
+
+    private mutating func repeatedKey() -> String? {
+        skipSpace()
+        guard take(UInt8(ascii: "{")) else { return nil }
+        var keys: Set<String> = []
+        while true {
+            skipSpace()
+            guard let key = string() else { return nil }
+            guard keys.insert(key).inserted else { return key }
+            skipSpace()
+            guard take(UInt8(ascii: ":")), skipJSONValue(), take(UInt8(ascii: ",")) else { return nil }
+        }
+    }
+
+    /// Steps over a value of a line known to be JSON, to the comma or brace after it.
+    private mutating func skipJSONValue() -> Bool {
+        var depth = 0
+        var inString = false
+        while let byte = next {
+            if inString {
+                if byte == UInt8(ascii: "\\") { index += 1 } else if byte == UInt8(ascii: "\"") { inString = false }
+            } else {
+                switch byte {
+                case UInt8(ascii: "\""): inString = true
+                case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1
+                case UInt8(ascii: "}"), UInt8(ascii: "]"), UInt8(ascii: ","):
+                    if depth == 0 { return true }
+                    if byte != UInt8(ascii: ",") { depth -= 1 }
+                default: break
+                }
+            }
+            index += 1
+        }
+        return false
     }
 
     // MARK: Values

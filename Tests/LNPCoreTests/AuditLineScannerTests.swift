@@ -41,7 +41,7 @@ private let written = [
 private let unsure: [String] = {
     let open = String(auditLine().dropLast())
     var lines: [String] = [
-        open + #","pid":7}"#,  // a field twice: the decoder takes the first
+        open + #","pid":7}"#,  // a field twice: not a record, as the decoder's reading says
         open + #","by":1,"by":2}"#,
         open + #","future":01}"#,  // the decoder lets this pass
         open + #","future":[1,]}"#,

@@ -79,6 +79,20 @@ struct AuditEntryTests {
         #expect(problem(line) == expected)
     }
 
+    /// Which value would count? Neither: the line is not a record, whichever reader reads it.
+    @Test(arguments: [
+        (#","decision":"allow"}"#, "decision"),  // read by the scanner, but for this
+        (#","pid":7}"#, "pid"),
+        (#","by":"preload","by":"supervisor"}"#, "by"),
+        (#","decisio\u006e":"allow"}"#, "decision"),  // the same key, escaped: the decoder reads it
+    ])
+    func aFieldGivenTwiceIsNotARecord(end: String, field: String) {
+        let open = String(auditLine().dropLast())
+        #expect(problem(open + end) == "field \"\(field)\" given twice")
+        #expect(problem(open.replacingOccurrences(of: "8080", with: "80.0") + end) == "field \"\(field)\" given twice")
+        #expect(problem(#"{"decision":"allow","# + auditLine().dropFirst()) == "field \"decision\" given twice")
+    }
+
     @Test func unknownOperationsAndExtraFieldsAreAccepted() throws {
         let line = auditLine(["op": #""sendfile""#]).dropLast() + #","future":{"x":1}}"#
         #expect(try AuditEntry.parse(line: Array(line.utf8)).op == "sendfile")
@@ -103,6 +117,13 @@ struct AuditReaderTests {
         let reading = AuditReader.parse(Array((auditLine() + "\n" + auditLine()).utf8)[...], file: "f")
         #expect(reading.entries.count == 2)
         #expect(reading.problems.isEmpty)
+    }
+
+    @Test func aFieldGivenTwiceIsNamedAsAProblem() {
+        let twice = String(auditLine().dropLast()) + #","decision":"allow"}"#
+        let reading = AuditReader.parse(Array((auditLine() + "\n" + twice + "\n").utf8)[...], file: "a.jsonl")
+        #expect(reading.entries.count == 1)
+        #expect(reading.problems.map(\.description) == ["a.jsonl:2: field \"decision\" given twice"])
     }
 
     @Test func readingFromAnOffsetReadsOnlyWhatFollowsAndCountsLinesFromTheStart() throws {
