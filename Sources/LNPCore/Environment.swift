@@ -82,8 +82,9 @@ public enum Bytes {
         byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
     }
 
-    /// Hexadecimal (either case, as /proc prints it), at most 16 digits.
-    static func parseHexadecimal(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64? {
+    /// Hexadecimal (either case, as /proc prints it), at most 16 digits. `package`: the
+    /// reports read JSON's \u escapes with it too.
+    package static func parseHexadecimal(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64? {
         guard !bytes.isEmpty, bytes.count <= 16 else { return nil }
         var value: UInt64 = 0
         for byte in bytes {

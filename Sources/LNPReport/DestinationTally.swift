@@ -4,12 +4,13 @@
 /// program and destination — tens of thousands in a large audit — so it is kept small: times
 /// as microseconds, the destination only as the key it is filed under.
 struct DestinationTally {
-    private var allowed = 0, denied = 0, app = 0, user = 0
+    private var denied = 0, app = 0, user = 0
     private var first: Int64, last: Int64
     private var addresses = FirstSeen()
     private var operations = FirstSeen()
     /// Allowed operations, app- and user-initiated: what Apple's records count
-    /// (`PrivacyReportActivity`), kept here rather than in a table of their own.
+    /// (`PrivacyReportActivity`), kept here rather than in a table of their own; together,
+    /// the destination's allowed operations.
     private(set) var allowedByApp = Contact()
     private(set) var allowedByUser = Contact()
 
@@ -43,22 +44,21 @@ struct DestinationTally {
         let time = entry.time.microsecondsSinceEpoch
         if let address = entry.address, address != domain { addresses.see(address, at: time, order: order) }
         operations.see(entry.op, at: time, order: order)
-        if entry.decision == .allow { allowed += 1 } else { denied += 1 }
         if entry.attribution == .app { app += 1 } else { user += 1 }
         first = min(first, time)
         last = max(last, time)
         if entry.decision == .allow {
             if entry.attribution == .app { allowedByApp.add(time) } else { allowedByUser.add(time) }
+        } else {
+            denied += 1
         }
     }
-
-    var hits: Int { allowed + denied }
 
     func report(_ destination: Destination) -> DestinationReport {
         var report = DestinationReport(
             destination: destination, first: AuditTime(microsecondsSinceEpoch: first),
             last: AuditTime(microsecondsSinceEpoch: last))
-        report.tally = Tally(allowed: allowed, denied: denied)
+        report.tally = Tally(allowed: allowedByApp.hits + allowedByUser.hits, denied: denied)
         report.app = app
         report.user = user
         report.addresses = addresses.inOrder

@@ -106,7 +106,7 @@ public struct HTMLFormat {
 
     /// How many destinations a program's table names one by one; the rest share a row.
     static func listed(_ program: ProgramReport) -> Int {
-        program.destinations.count > PageLimits.tableRows ? PageLimits.tableRows - 1 : program.destinations.count
+        PageLimits.ownRows(of: program.destinations.count, rows: PageLimits.tableRows)
     }
 
     private func table(_ program: ProgramReport, listed: Int) -> String {

@@ -1,10 +1,6 @@
 /// Text for HTML, in elements and in quoted attributes alike. Control and formatting
 /// characters are first shown escaped, as on a terminal.
 enum HTMLText {
-    /// How many characters of text from the records a table cell or a label shows: the
-    /// preload keeps names within 300 bytes, and a page must stay small whatever a file holds.
-    static let recordText = PageLimits.recordText
-
     /// `text` for HTML, cut to `limit` Unicode scalars (after control characters are made
     /// visible), each at most 6 bytes once escaped. Scalars, not characters: a character is a
     /// letter with any number of marks joined to it, and a mark may follow `<` or `"` too.

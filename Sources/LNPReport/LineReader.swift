@@ -23,19 +23,19 @@ struct LineReader {
     struct Failure: Error { var code: Int32 }
 
     /// Reads `fd` to its end, or for `limit` bytes, and calls `line` with each line (its
-    /// newline left out) and its number: `firstLine` for the first. The first `skip` bytes
+    /// newline left out) and its number, from 1. The first `skip` bytes
     /// are only counted for line numbers. Each buffer read is written to `copy` as well, when
     /// given (standard input kept for a second reading); a failed write there only sets
     /// `copyFailure`. Returns how many bytes were read.
     static func read(
-        _ fd: Int32, skipping skip: UInt64 = 0, limit: UInt64? = nil, firstLine: Int = 1, copy: Int32? = nil,
+        _ fd: Int32, skipping skip: UInt64 = 0, limit: UInt64? = nil, copy: Int32? = nil,
         copyFailure: inout Int32?, line: (Line, Int) -> Void
     ) -> Result<UInt64, Failure> {
         var capacity = chunk
         var buffer = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: capacity)
         defer { buffer.deallocate() }
         var filled = 0  // bytes in the buffer
-        var number = firstLine
+        var number = 1
         var total: UInt64 = 0
         var discarding = false  // within a line longer than longestLine
 

@@ -3,7 +3,7 @@
 ///
 /// A section is at most about 250 kB: its heading (a program path cut to `programName`
 /// Unicode scalars, 6 bytes each at worst once escaped), a timeline whose marks take at most
-/// `timelineBytes` on `SVGCharts.rows` lanes, as many bars, and a table of `tableRows` rows
+/// `timelineBytes` on `chartRows` lanes, as many bars, and a table of `tableRows` rows
 /// of cells cut to `recordText` scalars. Sections are added, busiest
 /// program first, while they fit in what `bytes` leaves after the page's fixed parts and the
 /// room kept for the table of the other programs.
@@ -14,6 +14,8 @@ enum PageLimits {
     static let sections = 40
     /// Rows of a program's table: past it, the least busy destinations share the last row.
     static let tableRows = 25
+    /// Lanes of a program's timeline, and bars of its chart of destinations.
+    static let chartRows = 12
     /// Rows of the table of programs without a section.
     static let otherPrograms = 100
     /// Unicode scalars of text from the records in a cell, a label or a tooltip.
@@ -26,6 +28,10 @@ enum PageLimits {
     /// What a mark with its tooltip takes on the page, about; and one of a dense timeline.
     static let titledMarkBytes = 180
     static let denseMarkBytes = 10
+
+    /// How many of `count` destinations have a row of their own when at most `rows` are
+    /// shown: all, or all but one, the last row counting the rest together.
+    static func ownRows(of count: Int, rows: Int) -> Int { count > rows ? rows - 1 : count }
 
     /// What the marks of one of `count` timelines may take.
     static func markBytes(sharedBy count: Int) -> Int { min(markBytes / max(count, 1), timelineBytes) }

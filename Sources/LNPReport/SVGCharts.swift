@@ -7,8 +7,6 @@ struct SVGCharts {
     static let width = 860.0
     static let labelWidth = 280.0
     static let rowHeight = 22.0
-    /// More destinations than this share the last row.
-    static let rows = 12
 
     let program: ProgramReport
     /// Nil when the records were not read a second time for it.
@@ -131,8 +129,12 @@ struct SVGCharts {
     /// One bar per destination, by hits: the allowed part solid, the denied part hatched and
     /// named in words beside the bar. `listed`: how many destinations the table below names
     /// one by one (it counts the rest together).
+    ///
+    /// The busiest `PageLimits.chartRows` have a bar; unlike the timeline's lanes and the
+    /// table's rows, the rest share no bar (theirs together would set the scale, and dwarf
+    /// the others) but a line of words below.
     func bars(listed: Int) -> String {
-        let shown = program.destinations.prefix(Self.rows)
+        let shown = program.destinations.prefix(PageLimits.chartRows)
         let more = program.destinations.count - shown.count
         let height = Double(shown.count + (more > 0 ? 1 : 0)) * Self.rowHeight + 8
         let most = Double(shown.map(\.hits).max() ?? 1)
@@ -189,7 +191,7 @@ struct SVGCharts {
     /// A destination's name at the left, cut to fit; the whole name (up to a limit) is its tooltip.
     private func rowLabel(_ label: String, y: Double) -> String {
         "<text class=\"label\" x=\"\(Self.labelWidth - 8)\" y=\"\(y + 4)\" text-anchor=\"end\">"
-            + "<title>\(HTMLText.escape(label, limit: HTMLText.recordText))</title>\(HTMLText.escape(label, limit: 36))</text>"
+            + "<title>\(HTMLText.escape(label, limit: PageLimits.recordText))</title>\(HTMLText.escape(label, limit: 36))</text>"
     }
 
     private func time(_ time: AuditTime) -> String { formatter.string(from: AuditTime(seconds: time.seconds).date) }

@@ -133,7 +133,7 @@ struct Timeline: Sendable {
         private var index: [Destination: Int] = [:]
 
         init(_ destinations: [DestinationReport]) {
-            let own = destinations.count > SVGCharts.rows ? SVGCharts.rows - 1 : destinations.count
+            let own = PageLimits.ownRows(of: destinations.count, rows: PageLimits.chartRows)
             for (row, destination) in destinations.prefix(own).enumerated() {
                 labels.append(SVGCharts.label(destination.destination))
                 index[destination.destination] = row
