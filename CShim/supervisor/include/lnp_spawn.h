@@ -1,6 +1,7 @@
-// Starting the program (Sources/lnp-run/ProcessControl.swift): fork, the child's setup, and —
-// when the run is supervised — the seccomp filter installed in the child before it executes
-// the program, its listener handed to lnp-run. posix_spawn cannot install a filter.
+// Starting the program (Sources/lnp-run/ProcessControl.swift): a child sharing lnp-run's
+// memory until its exec (as posix_spawn's), its setup, and — when the run is supervised — the
+// seccomp filter installed in the child before it executes the program, its listener left in
+// lnp-run's descriptor table. posix_spawn cannot install a filter.
 #ifndef LNP_SPAWN_H
 #define LNP_SPAWN_H
 
