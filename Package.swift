@@ -37,6 +37,7 @@ let package = Package(
         // (built at .build/<config>/bin/lnp).
         .library(name: "lnp", type: .dynamic, targets: ["LNPHooks"]),
         .executable(name: "lnp-run", targets: ["LNPRunMain"]),
+        .executable(name: "lnp-run-arguments", targets: ["LNPRunArgumentsMain"]),
         .executable(name: "bin/lnp", targets: ["lnp"]),
     ],
     dependencies: [
@@ -98,14 +99,25 @@ let package = Package(
         // Swift: reading audit files and reporting on them (lnp report).
         .target(name: "LNPReport", dependencies: ["LNPCoreHost"], path: "Sources/LNPReport"),
         // Swift: lnp-run's code, as a library: the tests link it without the executable's
-        // static runtime (a test bundle loads the shared one).
+        // static runtime (a test bundle loads the shared one). No ArgumentParser: lnp-run
+        // reads the plain forms of its command line by hand (docs/benchmarks.md).
         .target(
             name: "lnp_run",
-            dependencies: ["LNPCoreHost", "LNPTools", "LNPStore", "LNPSupervisor", "LNPSupervisorSys", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["LNPCoreHost", "LNPTools", "LNPStore", "LNPSupervisor", "LNPSupervisorSys"],
             path: "Sources/lnp-run"),
         // lnp-run itself: its entry point, with the Swift runtime linked in.
         .executableTarget(
             name: "LNPRunMain", dependencies: ["lnp_run"], path: "Sources/LNPRunMain",
+            linkerSettings: staticSwiftRuntime),
+        // Swift: lnp-run's command line as ArgumentParser reads it, for the forms lnp-run
+        // leaves to lnp-run-arguments (help, completions, mistakes, unusual forms).
+        .target(
+            name: "lnp_run_arguments",
+            dependencies: ["lnp_run", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Sources/lnp-run-arguments"),
+        // lnp-run-arguments: installed beside liblnp.so, where lnp-run finds it.
+        .executableTarget(
+            name: "LNPRunArgumentsMain", dependencies: ["lnp_run_arguments"], path: "Sources/LNPRunArgumentsMain",
             linkerSettings: staticSwiftRuntime + staticFoundationShims),
         .executableTarget(
             name: "lnp",
@@ -119,6 +131,6 @@ let package = Package(
             swiftSettings: [.unsafeFlags(["-static-stdlib"])],
             linkerSettings: staticSwiftRuntime),
         .testTarget(
-            name: "LNPCoreTests", dependencies: ["LNPCoreHost", "LNPTools", "LNPStore", "LNPReport", "LNPSupervisor", "lnp_run"], path: "Tests/LNPCoreTests"),
+            name: "LNPCoreTests", dependencies: ["LNPCoreHost", "LNPTools", "LNPStore", "LNPReport", "LNPSupervisor", "lnp_run", "lnp_run_arguments"], path: "Tests/LNPCoreTests"),
     ]
 )

@@ -1,36 +1,23 @@
-import SystemPackage
-
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// Finds liblnp.so for lnp-run: beside the lnp-run executable (a build directory), or in
+/// Finds lnp-run's companions — liblnp.so, and lnp-run-arguments (which reads the command
+/// lines lnp-run does not) — beside the lnp-run executable (a build directory), or in
 /// ../lib/lnp/ from it (an installation). Never the current directory or LD_LIBRARY_PATH:
 /// whoever controls those would choose the code that decides.
 public enum PreloadLocator {
     public static let fileName = "liblnp.so"
+    public static let argumentReaderName = "lnp-run-arguments"
 
-    public static func locate(executable: String?) -> String? {
-        guard let executable else { return nil }
-        let directory = FilePath(executable).removingLastComponent()
-        let candidates = [
-            directory.appending(fileName),
-            directory.removingLastComponent().appending("lib").appending("lnp").appending(fileName),
-        ]
-        for candidate in candidates where access(candidate.string, R_OK) == 0 {
-            return candidate.lexicallyNormalized().string
-        }
-        return nil
-    }
-
-    /// The same for lnp-run's own executable, whose path the kernel gives resolved (absolute,
-    /// without `.`, `..` or links): the directories are cut off as text, which costs lnp-run's
-    /// start a fraction of what FilePath's first use does.
-    public static func locate() -> String? {
-        guard let executable = currentExecutable(), executable.hasPrefix("/") else { return nil }
+    /// `name` for the executable at `executable`, a resolved path (absolute, without `.`, `..`
+    /// or links, as the kernel gives it for this process): the directories are cut off as
+    /// text, which costs lnp-run's start a fraction of what FilePath's first use does.
+    public static func locate(_ name: String = fileName, beside executable: String? = currentExecutable()) -> String? {
+        guard let executable, executable.hasPrefix("/") else { return nil }
         let directory = parent(executable)
         let installed = parent(directory)
-        for candidate in [join(directory, fileName), join(installed, "lib/lnp/" + fileName)] where access(candidate, R_OK) == 0 {
+        for candidate in [join(directory, name), join(installed, "lib/lnp/" + name)] where access(candidate, R_OK) == 0 {
             return candidate
         }
         return nil

@@ -1,4 +1,3 @@
-import ArgumentParser
 import CGNUExtensions
 import LNPCoreHost
 import LNPStore
@@ -16,15 +15,10 @@ extension RunOptions {
         // First, before any thread exists: a signal is then
         // blocked in every thread and reaches the signalfd, and none can end lnp-run early.
         guard let signals = SignalIntake.start() else { throw Failure("cannot take in signals: \(ErrnoName.description(of: Glibc.errno))") }
+        // (The hand reader gives PROGRAM, or `--` and PROGRAM: lnp-run-arguments has answered
+        // a help request or an unknown option where ArgumentParser captured one.)
         var arguments = command
-        if arguments.first == "--" {
-            arguments.removeFirst()
-        } else if let first = arguments.first, first == "-h" || first == "--help" {
-            print(LNPRun.helpMessage())
-            Glibc.exit(0)
-        } else if let first = arguments.first, first.hasPrefix("-") {
-            throw Failure("unknown option '\(first)'; see 'lnp-run --help'")
-        }
+        if arguments.first == "--" { arguments.removeFirst() }
         guard let name = arguments.first else { throw Failure("no PROGRAM to run; usage: lnp-run [options] -- PROGRAM [ARGS...]") }
         guard promptTimeout > 0 && promptTimeout <= 86_400 else { throw Failure("--prompt-timeout takes 1 to 86400 seconds") }
         if strict && preloadOnly { throw Failure("--strict and --preload-only cannot be given together: --strict needs the supervisor") }

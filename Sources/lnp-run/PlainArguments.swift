@@ -1,12 +1,14 @@
 /// lnp-run's command line read without ArgumentParser, when it is in a plain form: long
 /// options, each at most once, spelled out (`--audit FILE` or `--audit=FILE`), then PROGRAM
 /// (or `--` and PROGRAM) and its arguments. ArgumentParser's first parse costs more than the
-/// rest of lnp-run's start (docs/benchmarks.md, "The launcher's start"); anything else —
-/// help, a mistake, completions, a value that starts with `-` — is left to it, so that its
-/// messages and its meaning stay the only ones.
-enum PlainArguments {
+/// rest of lnp-run's start (docs/benchmarks.md, "The launcher's start"), so it is not in
+/// lnp-run: anything else — help, a mistake, completions, a separate value that starts with
+/// `-` — is left to lnp-run-arguments, whose ArgumentParser reads it, so that its messages and
+/// its meaning stay the only ones, and which runs lnp-run again with the options in the form
+/// written by `words(for:)`.
+public enum PlainArguments {
     /// The options, or nil when ArgumentParser must read the command line.
-    static func parse(_ arguments: [String]) -> RunOptions? {
+    public static func parse(_ arguments: [String]) -> RunOptions? {
         var options = RunOptions()
         // (An array: a Set of strings would cost the start a runtime conformance lookup.)
         var seen: [Substring] = []
@@ -37,16 +39,19 @@ enum PlainArguments {
                 index += 1
                 continue
             }
+            // As ArgumentParser reads a value: an attached one is whatever follows `=`, but not
+            // nothing; a separate one may be empty, and is an option if it starts with `-`.
             let value: Substring
             if let attached {
+                guard !attached.isEmpty else { return nil }
                 value = attached
                 index += 1
             } else {
-                guard index + 1 < arguments.count else { return nil }
+                guard index + 1 < arguments.count, !arguments[index + 1].hasPrefix("-") else { return nil }
                 value = Substring(arguments[index + 1])
                 index += 2
             }
-            guard !value.isEmpty, !value.hasPrefix("-"), setOption(name, to: String(value), in: &options) else { return nil }
+            guard setOption(name, to: String(value), in: &options) else { return nil }
         }
         return options
     }
@@ -75,7 +80,7 @@ enum PlainArguments {
         case "--usage-description": options.usageDescription = value
         case "--bonjour-services": options.bonjourServices = value
         case "--attribution":
-            guard let attribution = LNPRun.AttributionOption(rawValue: value) else { return false }
+            guard let attribution = RunOptions.Attribution(rawValue: value) else { return false }
             options.attribution = attribution
         case "--prompt-timeout":
             guard let seconds = Int(value) else { return false }
@@ -83,5 +88,29 @@ enum PlainArguments {
         default: return false
         }
         return true
+    }
+
+    /// A command line `parse` reads as `options`: each option that is not its default once,
+    /// its value attached unless it is empty (which only a separate word can carry), then `--`
+    /// and the program's command line.
+    public static func words(for options: RunOptions) -> [String] {
+        var words: [String] = []
+        func add(_ name: String, _ value: String?) {
+            guard let value else { return }
+            words += value.isEmpty ? [name, ""] : [name + "=" + value]
+        }
+        if let policy = options.policy { words.append("--" + policy.rawValue) }
+        add("--errno", options.errnoName)
+        add("--audit", options.audit)
+        if options.auditAll { words.append("--audit-all") }
+        if options.summary { words.append("--summary") }
+        if options.attribution != RunOptions.defaultAttribution { add("--attribution", options.attribution.rawValue) }
+        if options.denyWhileAsking { words.append("--deny-while-asking") }
+        if options.promptTimeout != RunOptions.defaultPromptTimeout { add("--prompt-timeout", String(options.promptTimeout)) }
+        if options.preloadOnly { words.append("--preload-only") }
+        if options.strict { words.append("--strict") }
+        add("--usage-description", options.usageDescription)
+        add("--bonjour-services", options.bonjourServices)
+        return words + (options.command.first == "--" ? options.command : ["--"] + options.command)
     }
 }

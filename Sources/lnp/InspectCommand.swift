@@ -53,8 +53,7 @@ struct InspectCommand: ParsableCommand {
     static func preload() -> ELFFile? {
         guard let executable = PreloadLocator.currentExecutable() else { return nil }
         let parent = FilePath(executable).removingLastComponent().removingLastComponent()
-        let found = PreloadLocator.locate(executable: executable)
-            ?? PreloadLocator.locate(executable: parent.appending("lnp").string)
+        let found = PreloadLocator.locate(beside: executable) ?? PreloadLocator.locate(beside: parent.appending("lnp").string)
         return try? ELFFile.read(path: found ?? executable)
     }
 

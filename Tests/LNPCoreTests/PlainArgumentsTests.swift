@@ -1,9 +1,11 @@
 import Testing
 @testable import lnp_run
+import lnp_run_arguments
 
 /// lnp-run reads the plain forms of its command line by hand (PlainArguments) and leaves the
-/// rest to ArgumentParser: where the hand reads a command line, ArgumentParser must read it
-/// the same; where it would not be sure, it must leave it.
+/// rest to ArgumentParser (in lnp-run-arguments): where the hand reads a command line,
+/// ArgumentParser must read it the same; where it would not be sure, it must leave it; and
+/// what ArgumentParser reads, lnp-run-arguments passes back to lnp-run in a form the hand reads.
 @Suite("Plain arguments")
 struct PlainArgumentsTests {
     /// Command lines the hand reads.
@@ -19,6 +21,8 @@ struct PlainArgumentsTests {
         ["--prompt-timeout", "+5", "--", "x"], ["--prompt-timeout", "0", "--", "x"],
         ["--preload-only", "--", "x"], ["--strict", "--", "x"], ["--allow", "--strict", "--preload-only", "--", "x"],
         ["--usage-description", "Finds printers on this network", "--", "x"], ["--usage-description", "a=b", "--", "x"],
+        ["--audit", "", "--", "x"], ["--usage-description", "", "--", "x"], ["--usage-description=-x", "--", "x"],
+        ["--audit=--summary", "--", "x"], ["--prompt-timeout=-5", "--", "x"], ["--errno=-5", "--", "x"],
         ["--bonjour-services", "_ipp._tcp,_http._tcp", "--", "x"], ["--bonjour-services=*", "--", "x"],
         ["--deny", "--errno", "ECONNREFUSED", "--audit", "/dev/stderr", "--audit-all", "--summary", "--attribution", "user",
          "--deny-while-asking", "--prompt-timeout", "9", "--usage-description", "u", "--bonjour-services", "_ipp._tcp",
@@ -31,7 +35,7 @@ struct PlainArgumentsTests {
         ["-h"], ["--help"], ["--allow", "--help", "--", "x"], ["-"], ["-x", "--", "x"], ["--bogus", "--", "x"],
         ["--allow", "--deny", "--", "x"], ["--deny", "--allow", "--", "x"], ["--allow", "--allow", "--", "x"],
         ["--summary", "--summary", "--", "x"], ["--audit", "a", "--audit", "b", "--", "x"],
-        ["--audit"], ["--audit", "--", "x"], ["--audit", "-", "--", "x"], ["--audit=", "--", "x"], ["--audit", "", "--", "x"],
+        ["--audit"], ["--audit", "--", "x"], ["--audit", "-", "--", "x"], ["--audit=", "--", "x"], ["--usage-description=", "--", "x"],
         ["--errno", "-5", "--", "x"], ["--attribution", "nobody", "--", "x"], ["--prompt-timeout", "five", "--", "x"],
         ["--prompt-timeout", "5s", "--", "x"], ["--summary=yes", "--", "x"], ["--generate-completion-script", "bash"],
         ["--generate-completion-script=zsh"], ["---completion", "--", "--allow"], ["--experimental-dump-help"],
@@ -47,6 +51,20 @@ struct PlainArgumentsTests {
     @Test(arguments: notPlain)
     func theRestIsArgumentParsers(_ arguments: [String]) {
         #expect(PlainArguments.parse(arguments) == nil, "\(arguments)")
+    }
+
+    /// Every command line ArgumentParser reads, of both lists and with an unusual value of
+    /// each option, written back as lnp-run-arguments writes it, is read by hand as the same.
+    @Test(arguments: plain + notPlain + [
+        ["--audit", "a", "--audit", "", "--allow", "--", "x"], ["--attribution", "user", "--attribution", "app", "x", "---y"],
+        ["--usage-description", "x", "--usage-description=-v", "--bonjour-services=--", "--errno", "13", "--", "p"],
+        ["--summary", "--preload-only", "--strict", "--audit-all", "--deny-while-asking", "--deny", "--prompt-timeout", "30", "p"],
+    ])
+    func whatArgumentParserReadsIsPassedOnWhole(_ arguments: [String]) throws {
+        guard var options = try? LNPRun.parsedByArgumentParser(arguments) else { return }
+        if options.command.first != "--" { options.command.insert("--", at: 0) }
+        let words = PlainArguments.words(for: options)
+        #expect(PlainArguments.parse(words) == options, "\(arguments) written as \(words)")
     }
 
     @Test func whatTheHandReads() throws {

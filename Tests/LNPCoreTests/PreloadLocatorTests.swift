@@ -18,8 +18,12 @@ struct PreloadLocatorTests {
         try FileManager.default.createDirectory(atPath: root + "/lib/lnp", withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: root + "/bin", withIntermediateDirectories: true)
         try writeFile(root + "/lib/lnp/liblnp.so", [])
-        #expect(PreloadLocator.locate(executable: root + "/bin/lnp-run") == root + "/lib/lnp/liblnp.so")
+        #expect(PreloadLocator.locate(beside: root + "/bin/lnp-run") == root + "/lib/lnp/liblnp.so")
         try writeFile(root + "/bin/liblnp.so", [])
-        #expect(PreloadLocator.locate(executable: root + "/bin/lnp-run") == root + "/bin/liblnp.so")
+        #expect(PreloadLocator.locate(beside: root + "/bin/lnp-run") == root + "/bin/liblnp.so")
+        #expect(PreloadLocator.locate(PreloadLocator.argumentReaderName, beside: root + "/bin/lnp-run") == nil)
+        try writeFile(root + "/lib/lnp/lnp-run-arguments", [])
+        #expect(PreloadLocator.locate(PreloadLocator.argumentReaderName, beside: root + "/bin/lnp-run") == root + "/lib/lnp/lnp-run-arguments")
+        #expect(PreloadLocator.locate(beside: "bin/lnp-run") == nil, "a relative path is not the kernel's")
     }
 }

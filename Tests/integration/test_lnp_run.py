@@ -68,6 +68,18 @@ def test_help(build):
         assert option in result.stdout
 
 
+def test_a_command_line_left_to_argumentparser_runs_under_lnp_run_itself(build):
+    """lnp-run leaves the command lines it does not read by hand (here an option given twice)
+    to lnp-run-arguments, which runs lnp-run again with them: the program's keeper is lnp-run,
+    as nested runs and `lnp` expect, and the last value given counts, as ArgumentParser reads it."""
+    result = lnp_run(build, "--deny", "--usage-description", "first", "--usage-description", "second", "--",
+                     "sh", "-c", "readlink /proc/$PPID/exe; cat /proc/$PPID/cmdline | tr '\\0' ' '")
+    assert result.returncode == 0, result.stderr
+    keeper, command_line = result.stdout.splitlines()
+    assert keeper == str(build.lnp_run.resolve())
+    assert "--usage-description=second" in command_line.split(), command_line
+
+
 def test_preload_is_first_in_ld_preload_once_and_others_kept(build):
     """The environment says which lnp-run to ask, and nothing else of lnp's: whatever an
     earlier run or a program left there is removed."""

@@ -1,13 +1,15 @@
 import ArgumentParser
+import lnp_run
 
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// `lnp-run [options] -- PROGRAM [ARGS…]`: runs PROGRAM with liblnp.so preloaded, so that
-/// every local-network operation of it and its children is decided and recorded.
-struct LNPRun: ParsableCommand {
-    static let configuration = CommandConfiguration(
+/// every local-network operation of it and its children is decided and recorded. lnp-run-arguments
+/// reads with it the command lines lnp-run does not read by hand (Sources/lnp-run/ArgumentReader.swift).
+public struct LNPRun: ParsableCommand {
+    public static let configuration = CommandConfiguration(
         commandName: "lnp-run",
         abstract: "Run a program under local network privacy.",
         discussion: """
@@ -21,23 +23,8 @@ struct LNPRun: ParsableCommand {
             125 for an error of lnp-run's own.
             """)
 
-    enum Policy: String, EnumerableFlag {
-        case allow, deny
-
-        static func help(for value: Policy) -> ArgumentHelp? {
-            switch value {
-            case .allow: return "Allow local-network operations for this run, whatever is remembered."
-            case .deny: return "Deny local-network operations for this run: they fail at once and send nothing."
-            }
-        }
-    }
-
-    enum AttributionOption: String, ExpressibleByArgument, CaseIterable {
-        case app, user
-    }
-
     @Flag(exclusivity: .exclusive)
-    var policy: Policy?
+    var policy: RunOptions.Policy?
 
     @Option(
         name: .customLong("errno"),
@@ -59,7 +46,7 @@ struct LNPRun: ParsableCommand {
 
     @Option(help: ArgumentHelp(
         "Attribute every socket to the app (the default) or to the user, as a browser would.", valueName: "WHO"))
-    var attribution: AttributionOption = RunOptions.defaultAttribution
+    var attribution: RunOptions.Attribution = RunOptions.defaultAttribution
 
     @Flag(help: ArgumentHelp(
         "While asking, fail operations at once with the errno (as Apple does) instead of holding them until the answer."))
@@ -99,20 +86,39 @@ struct LNPRun: ParsableCommand {
 
     /// The options as ArgumentParser reads `arguments` (it throws for help, completions and
     /// mistakes, which `main` reports as ArgumentParser does).
-    static func parsedByArgumentParser(_ arguments: [String]) throws -> RunOptions {
+    public static func parsedByArgumentParser(_ arguments: [String]) throws -> RunOptions {
         (try parseAsRoot(arguments) as! LNPRun).options
     }
 
-    static func main() {
+    public init() {}
+
+    /// lnp-run-arguments' entry point: argv[0] is the lnp-run to run again, the rest its
+    /// arguments. Help, completions and mistakes are answered here, as ArgumentParser and
+    /// lnp-run have always answered them; anything else runs lnp-run again, in this process,
+    /// with the options as `PlainArguments.words(for:)` writes them.
+    public static func readAndRunAgain() -> Never {
+        let arguments = Array(CommandLine.arguments.dropFirst())
         do {
-            // The plain forms without ArgumentParser, whose first parse costs more than the
-            // rest of the start; everything else with it.
-            let arguments = Array(CommandLine.arguments.dropFirst())
-            let options = try PlainArguments.parse(arguments) ?? parsedByArgumentParser(arguments)
-            try options.launch()
-        } catch let failure as Failure {
-            Diagnostics.error(failure.message)
-            Glibc.exit(failure.status)
+            var options = try parsedByArgumentParser(arguments)
+            // ArgumentParser captures from the first word it does not know, which the hand
+            // reader never gives lnp-run.
+            if let first = options.command.first, first == "-h" || first == "--help" {
+                print(helpMessage())
+                Glibc.exit(0)
+            }
+            if let first = options.command.first, first != "--", first.hasPrefix("-") {
+                Diagnostics.error("unknown option '\(first)'; see 'lnp-run --help'")
+                Glibc.exit(ExitStatus.ownError)
+            }
+            if options.command.first != "--" { options.command.insert("--", at: 0) }
+            let words = PlainArguments.words(for: options)
+            // lnp-run would send a command line it cannot read back here: never run it again
+            // with one it would read otherwise.
+            guard PlainArguments.parse(words) == options else {
+                Diagnostics.error("cannot pass this command line on to lnp-run; see 'lnp-run --help'")
+                Glibc.exit(ExitStatus.ownError)
+            }
+            runAgain(words)
         } catch {
             if exitCode(for: error) == .success {
                 print(fullMessage(for: error))
@@ -123,40 +129,31 @@ struct LNPRun: ParsableCommand {
             Glibc.exit(ExitStatus.ownError)
         }
     }
-}
 
-/// lnp-run's entry point (Sources/LNPRunMain/main.swift).
-public func launcherMain() {
-    LNPRun.main()
-}
-
-/// Exit statuses of lnp-run's own, as env(1) and the shells use them.
-enum ExitStatus {
-    static let ownError: Int32 = 125
-    static let notExecutable: Int32 = 126
-    static let notFound: Int32 = 127
-}
-
-struct Failure: Error {
-    var message: String
-    var status: Int32
-
-    init(_ message: String, status: Int32 = ExitStatus.ownError) {
-        self.message = message
-        self.status = status
+    /// The lnp-run named by argv[0] with `words`; never this program itself (which would
+    /// read the same words again, without end).
+    private static func runAgain(_ words: [String]) -> Never {
+        let launcher = CommandLine.arguments[0]
+        var own = stat(), named = stat()
+        guard launcher.hasPrefix("/"), stat(launcher, &named) == 0, stat("/proc/self/exe", &own) == 0,
+              own.st_dev != named.st_dev || own.st_ino != named.st_ino else {
+            Diagnostics.error("lnp-run-arguments is run by lnp-run: run lnp-run")
+            Glibc.exit(ExitStatus.ownError)
+        }
+        let argv = ([launcher] + words).map { strdup($0) } + [nil]
+        execv(launcher, argv)
+        Diagnostics.error("cannot run \(launcher): \(String(cString: strerror(errno)))")
+        Glibc.exit(ExitStatus.ownError)
     }
 }
 
-enum Diagnostics {
-    static func error(_ message: String) { write("lnp-run: \(message)\n") }
-    static func warning(_ message: String) { write("lnp-run: warning: \(message)\n") }
-    static func note(_ message: String) { write("lnp-run: \(message)\n") }
-    /// A line of `--summary`, which names itself.
-    static func summary(_ line: String) { write(line + "\n") }
-
-    /// One write, so the line stays whole next to the program's own output.
-    private static func write(_ text: String) {
-        var bytes = Array(text.utf8)
-        _ = Glibc.write(2, &bytes, bytes.count)
+extension RunOptions.Policy: EnumerableFlag {
+    public static func help(for value: RunOptions.Policy) -> ArgumentHelp? {
+        switch value {
+        case .allow: return "Allow local-network operations for this run, whatever is remembered."
+        case .deny: return "Deny local-network operations for this run: they fail at once and send nothing."
+        }
     }
 }
+
+extension RunOptions.Attribution: ExpressibleByArgument {}
