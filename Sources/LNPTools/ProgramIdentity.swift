@@ -31,13 +31,24 @@ public struct ProgramIdentity: Equatable, Sendable {
     /// the program.
     public static func of(executable: String, arguments: [String]) -> ProgramIdentity {
         let executablePath = ProgramLocator.absolute(executable)
-        if let interpreter = Interpreter.named(basename(executablePath)),
-            let script = interpreter.script(in: arguments),
-            isRegularFile(script)
-        {
-            return ProgramIdentity(path: ProgramLocator.absolute(script), buildID: nil, isScript: true)
+        if let script = script(run: executablePath, arguments: arguments) {
+            return ProgramIdentity(path: script, buildID: nil, isScript: true)
         }
         return identity(ofFile: executablePath)
+    }
+
+    /// `of(executable:arguments:).path`, without reading the file (lnp-run looks the program
+    /// up in the store with it while it reads the build-id).
+    public static func path(executable: String, arguments: [String]) -> String {
+        let executablePath = ProgramLocator.absolute(executable)
+        return script(run: executablePath, arguments: arguments) ?? executablePath
+    }
+
+    /// The script an interpreter at `executablePath` is given to run, made absolute.
+    private static func script(run executablePath: String, arguments: [String]) -> String? {
+        guard let interpreter = Interpreter.named(basename(executablePath)), let script = interpreter.script(in: arguments),
+              isRegularFile(script) else { return nil }
+        return ProgramLocator.absolute(script)
     }
 
     /// The program as `lnp allow PROGRAM` names it: a name with a slash is a path, made

@@ -45,6 +45,14 @@ extension RunOptions {
         }
         // From here on, the keeper (RunKeeper): the process the shell waits for only waits.
         let statusChannel = try RunKeeper.split(signals: signals)
+        // Without --allow or --deny, the store is read on a thread of its own while the rest of
+        // the start goes on (SQLite's open and query are a third of it).
+        let storePath = DecisionStore.defaultPath()
+        let lookedUp = ProgramIdentity.path(executable: program, arguments: Array(arguments.dropFirst()))
+        var found: Lookup? = nil
+        let lookup = policy == nil ? BackgroundWork { found = DecisionLookup.lookup(lookedUp, storePath: storePath) } : nil
+        defer { lookup?.wait() }  // (an error ends the keeper: not while SQLite works)
+        let identity = ProgramIdentity.of(executable: program, arguments: Array(arguments.dropFirst()))
         guard let preload = PreloadLocator.locate() else {
             throw Failure("cannot find \(PreloadLocator.fileName) beside lnp-run or in ../lib/lnp/")
         }
@@ -64,14 +72,17 @@ extension RunOptions {
         let observability = Observability.examine(program, preload: try? ELFFile.read(path: preload))
         SupervisedProgram.warnings(observability, program: program, supervision: supervision).forEach(Diagnostics.warning)
 
-        let identity = ProgramIdentity.of(executable: program, arguments: Array(arguments.dropFirst()))
-        let launch = LaunchDecision.make(
-            for: identity, option: policy.map { $0 == .allow }, storePath: DecisionStore.defaultPath(),
-            denyWhileAsking: denyWhileAsking)
+        let enclosing = try EnclosingRun.find(hint: ProgramLocator.environmentValue("LNP_RUN"))
+        lookup?.wait()
+        // (A script removed or made in the meantime changes which file is the program: then
+        // it is looked up again, here.)
+        if identity.path != lookedUp { found = nil }
+        let launch = found.map { LaunchDecision.make(for: identity, found: $0, denyWhileAsking: denyWhileAsking) }
+            ?? LaunchDecision.make(for: identity, option: policy.map { $0 == .allow }, storePath: storePath,
+                                   denyWhileAsking: denyWhileAsking)
         launch.warnings.forEach(Diagnostics.warning)
 
         let ownRecords: RecordScope = audit == nil && !summary ? .none : auditAll ? .all : .local
-        let enclosing = try EnclosingRun.find(hint: ProgramLocator.environmentValue("LNP_RUN"))
         var settings = LaunchSettings(
             preload: preload, program: identity.path, decision: launch.policy, errno: errno,
             attribution: attribution.rawValue, records: ownRecords, basis: launch.basis, bonjour: bonjour)

@@ -30,7 +30,13 @@ struct LaunchDecision: Equatable {
         if let option {
             return withOption(option, for: identity, administratorPath: administratorPath)
         }
-        switch DecisionLookup.lookup(identity.path, storePath: storePath, administratorPath: administratorPath) {
+        return make(for: identity, found: DecisionLookup.lookup(identity.path, storePath: storePath, administratorPath: administratorPath),
+                    denyWhileAsking: denyWhileAsking)
+    }
+
+    /// Without --allow or --deny: what `DecisionLookup.lookup` found for the program.
+    static func make(for identity: ProgramIdentity, found: Lookup, denyWhileAsking: Bool) -> LaunchDecision {
+        switch found {
         case .decided(let decision):
             let administrator = decision.source != .user
             return LaunchDecision(
