@@ -143,7 +143,9 @@ extension RunOptions {
                           status: failure == ENOENT ? ExitStatus.notFound : ExitStatus.notExecutable)
         }
         Spawn.raiseDescriptorLimit()
-        if launch.needsMarkingUsed { LaunchDecision.markUsed(identity) }
+        // "Last used" is written beside the run: another writer may hold the store for
+        // seconds, and the program's asks are served from the run loop below.
+        let marking = launch.needsMarkingUsed ? BackgroundWork { LaunchDecision.markUsed(identity) } : nil
         let loop = RunLoop(
             child: child, signals: signals, server: server, tree: ProcessTree(), records: records, settings: settings,
             asking: asking, upstream: asksUp ? enclosing?.pid : nil, enclosing: enclosing?.pid, relay: relay)
@@ -159,6 +161,7 @@ extension RunOptions {
         hooks?.remove()
         records.finish()
         server.stop()
+        marking?.wait()
         Glibc.exit(0)
     }
 

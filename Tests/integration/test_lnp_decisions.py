@@ -10,7 +10,9 @@ import json
 import os
 import pathlib
 import shutil
+import sqlite3
 import subprocess
+import time
 
 import pytest
 
@@ -408,3 +410,31 @@ def test_a_process_started_under_lnp_run_cannot_change_decisions_after_it(user, 
     result = user("allow", tool, env={"LNP_RUN": "999999"})
     assert result.returncode == 1 and "run this outside it" in result.stderr, result.stderr
     assert user.json("list") == []
+
+
+def test_last_used_is_noted_without_holding_up_the_run(user, programs, build):
+    """lnp-run notes that a program ran under its remembered decision ("last used") beside the
+    run, not before serving it: while another process holds the store's write lock, the run
+    ends as soon as the program does, and the note is written once the lock is free."""
+    tool = user.install(programs["a"], "tool-a")
+    assert user("allow", tool).returncode == 0
+    assert user.json("list")[0]["lastUsed"] is None
+    writer = sqlite3.connect(user.store, isolation_level=None)
+    writer.execute("BEGIN IMMEDIATE")
+    try:
+        start = time.monotonic()
+        result = subprocess.run([str(build.lnp_run), "--", "tool-a"], capture_output=True, text=True, env=user.env,
+                                timeout=30)
+        took = time.monotonic() - start
+        assert result.returncode == 0, result.stderr
+        assert took < 1.5, f"the run waited {took:.1f} s for the store's lock"
+        time.sleep(1)
+        assert user.json("list")[0]["lastUsed"] is None, "written through another writer's lock"
+    finally:
+        writer.execute("ROLLBACK")
+        writer.close()
+    for _ in range(50):
+        if user.json("list")[0]["lastUsed"] is not None:
+            break
+        time.sleep(0.1)
+    assert user.json("list")[0]["lastUsed"] is not None, "the note was lost"
