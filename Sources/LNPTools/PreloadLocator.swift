@@ -15,22 +15,12 @@ public enum PreloadLocator {
     /// text, which costs lnp-run's start a fraction of what FilePath's first use does.
     public static func locate(_ name: String = fileName, beside executable: String? = currentExecutable()) -> String? {
         guard let executable, executable.hasPrefix("/") else { return nil }
-        let directory = parent(executable)
-        let installed = parent(directory)
-        for candidate in [join(directory, name), join(installed, "lib/lnp/" + name)] where access(candidate, R_OK) == 0 {
+        let directory = PathText.directory(of: executable)
+        let installed = PathText.directory(of: directory)
+        for candidate in [PathText.join(directory, name), PathText.join(installed, "lib/lnp", name)] where access(candidate, R_OK) == 0 {
             return candidate
         }
         return nil
-    }
-
-    /// `/a/b` for `/a/b/c`; `/` for `/c` and `/`.
-    static func parent(_ path: String) -> String {
-        guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")), slash != path.utf8.startIndex else { return "/" }
-        return String(Substring(path.utf8[..<slash]))
-    }
-
-    static func join(_ directory: String, _ name: String) -> String {
-        directory.hasSuffix("/") ? directory + name : directory + "/" + name
     }
 
     /// This process's executable, with symbolic links resolved.

@@ -154,30 +154,19 @@ struct Interpreter: Equatable {
     /// `perl5.36.0`, `lua5.4`, `tclsh8.6`, `php8.2`). Only the one named is made: lnp-run
     /// asks for every program it starts, and making the tables costs more than the rest.
     static func named(_ name: String) -> Interpreter? {
-        let families = [
-            "python", "pypy", "perl", "ruby", "nodejs", "node", "bash", "dash", "zsh", "mksh", "ksh", "ash", "sh", "php",
-            "luajit", "lua", "tclsh", "Rscript",
+        // Each family's names once; a name another starts with comes after it (`nodejs`
+        // before `node`, `luajit` before `lua`).
+        let families: [(name: String, interpreter: () -> Interpreter)] = [
+            ("python", { .python }), ("pypy", { .python }), ("perl", { .perl }), ("ruby", { .ruby }),
+            ("nodejs", { .node }), ("node", { .node }), ("bash", { .shell }), ("dash", { .shell }), ("zsh", { .shell }),
+            ("mksh", { .shell }), ("ksh", { .shell }), ("ash", { .shell }), ("sh", { .shell }), ("php", { .php }),
+            ("luajit", { .lua }), ("lua", { .lua }), ("tclsh", { .tcl }), ("Rscript", { .rscript }),
         ]
-        for family in families where name.hasPrefix(family) {
-            let version = name.dropFirst(family.count)
-            if version.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }) { return of(family: family) }
+        for family in families where name.hasPrefix(family.name) {
+            let version = name.dropFirst(family.name.count)
+            if version.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }) { return family.interpreter() }
         }
         return nil
-    }
-
-    private static func of(family: String) -> Interpreter? {
-        switch family {
-        case "python", "pypy": return .python
-        case "perl": return .perl
-        case "ruby": return .ruby
-        case "nodejs", "node": return .node
-        case "bash", "dash", "zsh", "mksh", "ksh", "ash", "sh": return .shell
-        case "php": return .php
-        case "luajit", "lua": return .lua
-        case "tclsh": return .tcl
-        case "Rscript": return .rscript
-        default: return nil
-        }
     }
 
     /// The word that names the script, or nil when the command line runs no script file.

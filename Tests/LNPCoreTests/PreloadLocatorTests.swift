@@ -3,14 +3,15 @@ import SystemPackage
 import Testing
 @testable import LNPTools
 
-/// lnp-run finds liblnp.so from its own resolved path by cutting text, as FilePath would.
+/// lnp-run finds liblnp.so (and lnp-run-arguments) from its own resolved path by cutting text, as FilePath would.
 @Suite("Preload locator")
 struct PreloadLocatorTests {
-    @Test(arguments: ["/usr/local/bin/lnp-run", "/opt/lnp/.build/release/lnp-run", "/lnp-run", "/", "/a", "/a/b"])
+    @Test(arguments: ["/usr/local/bin/lnp-run", "/opt/lnp/.build/release/lnp-run", "/lnp-run", "/", "/a", "/a/b", "/a/b/"])
     func directoriesAsFilePathCutsThem(_ path: String) {
-        #expect(PreloadLocator.parent(path) == FilePath(path).removingLastComponent().string)
-        let directory = PreloadLocator.parent(path)
-        #expect(PreloadLocator.join(directory, "liblnp.so") == FilePath(directory).appending("liblnp.so").string)
+        #expect(PathText.directory(of: path) == FilePath(path).removingLastComponent().string)
+        let directory = PathText.directory(of: path)
+        #expect(PathText.join(directory, "liblnp.so") == FilePath(directory).appending("liblnp.so").string)
+        #expect(PathText.join(directory, "lib/lnp", "liblnp.so") == FilePath(directory).appending("lib/lnp/liblnp.so").string)
     }
 
     @Test func besideOrInstalled() throws {

@@ -54,6 +54,23 @@ struct ProgramIdentityTests {
             == script(s.tool))
     }
 
+    /// lnp-run looks the program up by `path(executable:arguments:)` while `of` reads the file:
+    /// both must name the same file, script or not.
+    @Test func thePathWithoutReadingTheFileIsTheIdentitysPath() throws {
+        let s = try Scripts()
+        let lines: [(String, [String])] = [
+            ("/usr/bin/python3", [s.tool]), ("/usr/bin/python3", ["-c", "pass", s.tool]), ("/usr/bin/python3", [s.directory]),
+            ("/bin/sh", ["-c", "true", s.tool]), ("/bin/bash", ["-x", s.tool]), ("/usr/bin/node", ["-e", "1", s.tool]),
+            (s.direct, []), (s.withBuildID, ["x"]), (s.withoutBuildID, []), (s.root + "/missing", []),
+            ("/usr/bin/python3", [s.root + "/missing.py"]), ("/usr/bin/python3", ["tool.py"]),
+        ]
+        for (executable, arguments) in lines {
+            #expect(ProgramIdentity.path(executable: executable, arguments: arguments)
+                == ProgramIdentity.of(executable: executable, arguments: arguments).path, "\(executable) \(arguments)")
+        }
+        #expect(ProgramIdentity.path(executable: "/usr/bin/python3", arguments: [s.tool]) == s.tool)
+    }
+
     @Test func pythonWithoutAScriptFile() throws {
         let s = try Scripts()
         let python = "/usr/bin/python3"
