@@ -32,7 +32,7 @@ public final class DecisionStore: @unchecked Sendable {
 
     /// The same, from this process's environment.
     public static func defaultPath() -> String {
-        StoreLocation.defaultPath(environment: StoreLocation.currentEnvironment())
+        StoreLocation.defaultPath()
     }
 
     /// Opens the store at `path`. Without `create`, a missing store gives nil (nothing is

@@ -1,3 +1,5 @@
+import LNPTools
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -11,47 +13,29 @@ enum StoreLocation {
     /// specification says), else ~/.local/state/lnp/decisions.sqlite with $HOME, else with the
     /// home directory of the password database.
     static func defaultPath(environment: [String: String]) -> String {
-        if let state = environment["XDG_STATE_HOME"], state.hasPrefix("/") {
-            return join(state, directoryName, fileName)
+        defaultPath { environment[$0] }
+    }
+
+    /// The same, from this process's environment. (No dictionary of it: lnp-run reads this at
+    /// every start, and a dictionary of strings costs a start a search of the binary's
+    /// protocol conformances.)
+    static func defaultPath() -> String {
+        defaultPath { name in getenv(name).map { String(cString: $0) } }
+    }
+
+    private static func defaultPath(_ variable: (String) -> String?) -> String {
+        if let state = variable("XDG_STATE_HOME"), state.hasPrefix("/") {
+            return PathText.join(state, directoryName, fileName)
         }
         let home: String
-        if let value = environment["HOME"], value.hasPrefix("/") {
+        if let value = variable("HOME"), value.hasPrefix("/") {
             home = value
         } else if let entry = getpwuid(getuid()), let directory = entry.pointee.pw_dir {
             home = String(cString: directory)
         } else {
             home = "/"
         }
-        return join(home, ".local/state", directoryName, fileName)
-    }
-
-    /// The variables `defaultPath` reads, from this process's environment.
-    static func currentEnvironment() -> [String: String] {
-        var environment: [String: String] = [:]
-        for name in ["XDG_STATE_HOME", "HOME"] {
-            if let value = getenv(name) { environment[name] = String(cString: value) }
-        }
-        return environment
-    }
-
-    /// What precedes the last `/` of `path` (none: ""; the root's entries: "/").
-    static func directory(of path: String) -> String {
-        var characters = path.utf8[...]
-        while characters.count > 1 && characters.last == UInt8(ascii: "/") { characters = characters.dropLast() }
-        guard let slash = characters.lastIndex(of: UInt8(ascii: "/")) else { return "" }
-        var end = slash
-        while end > characters.startIndex && characters[characters.index(before: end)] == UInt8(ascii: "/") {
-            end = characters.index(before: end)
-        }
-        return end == characters.startIndex ? "/" : String(Substring(characters[..<end]))
-    }
-
-    static func join(_ parts: String...) -> String {
-        var result = ""
-        for part in parts {
-            if result.isEmpty || result.hasSuffix("/") { result += part } else { result += "/" + part }
-        }
-        return result
+        return PathText.join(home, ".local/state", directoryName, fileName)
     }
 
     /// The directory of `path` (parents too, each made 0700 when it is made) and an empty
@@ -59,7 +43,7 @@ enum StoreLocation {
     /// (made under a temporary name, then linked), so no other connection can meet a file of
     /// a wider mode, and this process never closes a descriptor of a file SQLite has locked.
     static func prepare(_ path: String) throws(StoreFailure) {
-        let directory = Self.directory(of: path)
+        let directory = PathText.directory(of: path)
         try makeDirectories(directory.isEmpty ? "." : directory, for: path)
         var info = stat()
         if stat(path, &info) == 0 { return }
@@ -84,7 +68,7 @@ enum StoreLocation {
             if info.st_mode & S_IFMT == S_IFDIR { return }
             throw StoreFailure(path: path, reason: "\(directory) is not a directory", writing: true)
         }
-        let parent = Self.directory(of: directory)
+        let parent = PathText.directory(of: directory)
         if !parent.isEmpty && parent != directory { try makeDirectories(parent, for: path) }
         if mkdir(directory, 0o700) != 0 && errno != EEXIST {
             throw StoreFailure(path: path, reason: "cannot create \(directory): " + errorText(errno), writing: true)

@@ -1,3 +1,5 @@
+import LNPTools
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -58,15 +60,17 @@ enum StoreSchema {
         }
     }
 
-    private static func appliedMigrations(_ connection: SQLiteConnection) throws -> Set<String> {
+    /// (An array: a Set of strings would cost lnp-run's start, which reads the store, a
+    /// search of the binary's protocol conformances; there are a handful of migrations.)
+    private static func appliedMigrations(_ connection: SQLiteConnection) throws -> [String] {
         var tables = 0
         try connection.run("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'grdb_migrations'") {
             tables = Int($0.number(0) ?? 0)
         }
         guard tables > 0 else { return [] }
-        var applied = Set<String>()
+        var applied: [String] = []
         try connection.run("SELECT identifier FROM grdb_migrations") { row in
-            if let identifier = row.text(0) { applied.insert(identifier) }
+            if let identifier = row.text(0) { applied.append(identifier) }
         }
         return applied
     }
@@ -77,7 +81,7 @@ struct DirectoryLock {
     let fd: Int32
 
     init(of path: String) {
-        let directory = StoreLocation.directory(of: path)
+        let directory = PathText.directory(of: path)
         fd = open(directory.isEmpty ? "." : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         // Without it (a directory that cannot be opened), the transactions still keep the
         // database whole; only a simultaneous first use might report an error.

@@ -62,7 +62,11 @@ struct LaunchSettings {
             .split(whereSeparator: { $0 == ":" || $0 == " " })
             .map(String.init)
             .filter { !$0.hasSuffix("/" + PreloadLocator.fileName) && $0 != PreloadLocator.fileName }
-        result.append("LD_PRELOAD=" + ([preload] + others).joined(separator: ":"))
+        // (Joined by hand: `joined(separator:)`'s first use costs the start a search of the
+        // binary's protocol conformances.)
+        var preloads = "LD_PRELOAD=" + preload
+        for other in others { preloads += ":" + other }
+        result.append(preloads)
         result.append("LNP_RUN=\(runPID)")
         return result
     }

@@ -152,6 +152,10 @@ struct DecisionStoreTests {
         #expect(DecisionStore.defaultPath(environment: ["XDG_STATE_HOME": "", "HOME": "/h"]) == "/h/.local/state/lnp/decisions.sqlite")
         let home = String(cString: getpwuid(getuid()).pointee.pw_dir)
         #expect(DecisionStore.defaultPath(environment: [:]) == (home == "/" ? "" : home) + "/.local/state/lnp/decisions.sqlite")
+        // This process's own environment, as lnp-run reads it (without a dictionary of it).
+        var own: [String: String] = [:]
+        for name in ["XDG_STATE_HOME", "HOME"] { if let value = getenv(name) { own[name] = String(cString: value) } }
+        #expect(DecisionStore.defaultPath() == DecisionStore.defaultPath(environment: own))
     }
 
     /// A store made by lnp's earlier versions (through GRDB's migrator, which named its
