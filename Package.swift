@@ -23,8 +23,11 @@ let preloadC: [CSetting] = [.unsafeFlags(["-fno-stack-protector", "-Xclang", "-m
 // The command-line tools carry the Swift runtime inside them: a process that loads it from
 // shared libraries spends milliseconds linking them at every start (lnp-run starts with every
 // program it runs; docs/benchmarks.md), and a package must not depend on the toolchain's path.
-// The C++ runtime the Swift runtime needs is linked in too (CShim/link/libstdc++.so).
-let staticSwiftRuntime: [LinkerSetting] = [.unsafeFlags(["-static-stdlib", "-L", Context.packageDirectory + "/CShim/link"])]
+// The C++ runtime the Swift runtime needs is linked in too (CShim/link/libstdc++.so), and so
+// is libgcc's unwinder (-static-libgcc): each shared library loaded costs every start.
+let staticSwiftRuntime: [LinkerSetting] = [
+    .unsafeFlags(["-static-stdlib", "-L", Context.packageDirectory + "/CShim/link", "-Xclang-linker", "-static-libgcc"])
+]
 // ArgumentParser's static FoundationEssentials needs its C shims, which its objects (compiled
 // for the shared runtime) do not name.
 let staticFoundationShims: [LinkerSetting] = [.linkedLibrary("_FoundationCShims"), .linkedLibrary("_FoundationCollections")]
@@ -74,8 +77,10 @@ let package = Package(
         // Swift: the seccomp supervisor — the filter, and the calls it is notified of, decided
         // by the same core as the preload's.
         .target(name: "LNPSupervisor", dependencies: ["LNPCoreHost", "LNPSys", "LNPSupervisorSys", "LNPTools"], path: "Sources/LNPSupervisor"),
+        // libcap's static archive (its module map links `:libcap.a`): the shared library
+        // would cost every start of lnp-run its loading.
         .systemLibrary(
-            name: "CLibcap", path: "Sources/CLibcap", pkgConfig: "libcap",
+            name: "CLibcap", path: "Sources/CLibcap",
             providers: [.apt(["libcap-dev"])]),
         .systemLibrary(name: "CGNUExtensions", path: "Sources/CGNUExtensions"),
         // Swift: what lnp-run and lnp share (program lookup, ELF facts, errno names).
