@@ -5,7 +5,8 @@
 // threads), and says what failed in the memory it shares with lnp-run.
 // Under valgrind, which cannot run such a child ("Unsupported clone() flags") and is how
 // scripts/bench counts lnp-run's instructions, the child is a fork's, as before: it reports
-// on a close-on-exec pipe, and lnp-run takes the listener from it (pidfd_getfd).
+// on a close-on-exec pipe, and lnp-run takes the listener from it (pidfd_getfd). lnp-run
+// knows valgrind when it is built with valgrind's header (scripts/deps bench installs it).
 #define _GNU_SOURCE
 #include "lnp_spawn.h"
 #include <errno.h>

@@ -46,7 +46,8 @@ extension RunOptions {
         // From here on, the keeper (RunKeeper): the process the shell waits for only waits.
         let statusChannel = try RunKeeper.split(signals: signals)
         // Without --allow or --deny, the store is read on a thread of its own while the rest of
-        // the start goes on (SQLite's open and query are a third of it).
+        // the start goes on (SQLite's open and query were a third of the keeper's work before
+        // the program starts).
         let storePath = DecisionStore.defaultPath()
         let lookedUp = ProgramIdentity.path(executable: program, arguments: Array(arguments.dropFirst()))
         var found: Lookup? = nil
