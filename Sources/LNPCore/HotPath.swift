@@ -71,6 +71,14 @@ enum HotPath {
         return KernelRoutes().cachedIsLocalRoute(to: bound) == false
     }
 
+    /// Whether two copied names of a sockaddr_in's 16 bytes are the same bytes: a message of a
+    /// batch that goes where the message before it went is decided as that one was.
+    @inline(__always)
+    static func sameIPv4Name(_ name: UnsafeRawPointer, _ other: UnsafeRawPointer) -> Bool {
+        name.loadUnaligned(as: UInt64.self) == other.loadUnaligned(as: UInt64.self)
+            && name.loadUnaligned(fromByteOffset: 8, as: UInt64.self) == other.loadUnaligned(fromByteOffset: 8, as: UInt64.self)
+    }
+
     /// The route cache's answer, if it has one for the current stamp — and only while such
     /// calls may pass untouched (`PassWord`): not before the settings are read, nor while all
     /// activity is recorded, nor once the process has a socket that chooses its own way out

@@ -47,12 +47,13 @@ static inline long lnp_gadget_call(long number, long a, long b, long c, long d, 
 #endif
 }
 
+/// -1 with errno set to `error` (next.c): out of line, so that a hook's way to a call that
+/// succeeds needs no register saved for it.
+long lnp_fail(int error);
+
 /// A C library call's result from a raw one: -1 with errno, or the value.
 static inline long lnp_gadget_result(long raw) {
-    if ((unsigned long)raw > -4096UL) {
-        errno = (int)-raw;
-        return -1;
-    }
+    if (__builtin_expect((unsigned long)raw > -4096UL, 0)) return lnp_fail((int)-raw);
     return raw;
 }
 
