@@ -82,10 +82,8 @@ long syscall(long number, ...) {
         return lnp_sendmsg_watching((int)a, lnp_copy_message(&copy.message, (const struct msghdr *)b), (int)c);
     case SYS_sendmmsg:
         return lnp_send_in_batches((int)a, (struct lnp_mmsghdr *)b, (unsigned)c, (int)d, sendmmsg_by_syscall);
-    case SYS_bind:
-        b = (long)lnp_copy_sockaddr(&copy.address, (const void *)b, (uint32_t)c);
-        denied = lnp_gate_bind((int)a, (void *)b, (uint32_t)c);
-        break;
+    case SYS_bind:  // (through the next bind(): the same system call)
+        return lnp_bind((int)a, lnp_copy_sockaddr(&copy.address, (const void *)b, (uint32_t)c), (uint32_t)c);
     case SYS_setrlimit:
         if ((int)a == RLIMIT_NOFILE && lnp_is_plausible((const void *)b)) {
             copy.limit = *(const struct rlimit *)b;

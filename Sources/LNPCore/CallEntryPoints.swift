@@ -296,10 +296,20 @@ public func lnpGateSendmmsg(_ fd: Int32, _ messages: UnsafeMutablePointer<lnp_mm
     return Int32(count)
 }
 
-@_cdecl("lnp_gate_bind")
-public func lnpGateBind(_ fd: Int32, _ address: UnsafeMutableRawPointer?, _ length: UInt32) -> Int32 {
-    if HotPath.bindCertainlyNotLocal(copy: address, length) || everyOperationPasses { return 0 }
-    return Decisions.process.bind(fd, address, length)
+/// bind, whole like the hot calls: a bind that is certainly no local-network operation ends
+/// in a tail call of the next definition.
+@_cdecl("lnp_bind")
+public func lnpBind(_ fd: Int32, _ address: UnsafeMutableRawPointer?, _ length: UInt32) -> Int {
+    if HotPath.bindCertainlyNotLocal(copy: address, length) { return lnp_call_bind(fd, address, length) }
+    return bindSlowPath(fd, address, length)
+}
+
+@inline(never)
+func bindSlowPath(_ fd: Int32, _ address: UnsafeMutableRawPointer?, _ length: UInt32) -> Int {
+    if everyOperationPasses { return lnp_call_bind(fd, address, length) }
+    let denial = Decisions.process.bind(fd, address, length)
+    if denial != 0 { return lnp_fail(denial) }
+    return lnp_call_bind(fd, address, length)
 }
 
 /// setsockopt: joining a multicast group, in each of the forms it takes, and forcing the
