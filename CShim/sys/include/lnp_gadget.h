@@ -23,9 +23,11 @@ static inline long lnp_gadget_call(long number, long a, long b, long c, long d, 
     register long r9 __asm__("r9") = f;
     long result;
     // The call pushes its return address: step over the red zone the compiler may be using.
+    // It reads the page's address from memory, so that no register is kept for it (every
+    // free one holds an argument): a hook's way through it saves none.
     __asm__ volatile("sub $128, %%rsp\n\tcall *%[page]\n\tadd $128, %%rsp"
                      : "=a"(result)
-                     : "a"(number), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8), "r"(r9), [page] "r"(lnp_gadget_page)
+                     : "a"(number), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8), "r"(r9), [page] "m"(lnp_gadget_page)
                      : "rcx", "r11", "memory", "cc");
     return result;
 #elif defined(__aarch64__)
