@@ -57,9 +57,9 @@ long syscall(long number, ...) {
         struct rlimit limit;
     } copy;
     int denied = 0;
-    // socket, connect and bind end in the next socket(), connect() and bind(), which return an
-    // int: the upper half of the register is undefined (glibc's connect leaves -1 as
-    // 4294967295), so their results are taken as ints, as the hooks take them.
+    // socket and connect end in the next socket() and connect(), which return an int: the
+    // upper half of the register is undefined (glibc's connect leaves -1 as 4294967295), so
+    // their results are taken as ints, as the hooks take them.
     switch (number) {
     case SYS_socket:
         return (int)lnp_socket((int)a, (int)b, (int)c);  // (through the next socket(): the same system call)
@@ -85,8 +85,12 @@ long syscall(long number, ...) {
         return lnp_sendmsg_watching((int)a, lnp_copy_message(&copy.message, (const struct msghdr *)b), (int)c);
     case SYS_sendmmsg:
         return lnp_send_in_batches((int)a, (struct lnp_mmsghdr *)b, (unsigned)c, (int)d, sendmmsg_by_syscall);
-    case SYS_bind:  // (through the next bind(): the same system call)
-        return (int)lnp_bind((int)a, lnp_copy_sockaddr(&copy.address, (const void *)b, (uint32_t)c), (uint32_t)c);
+    case SYS_bind:
+        // Decided here and made as the system call it is, not through the next bind(): a
+        // later preload whose bind() is syscall(SYS_bind) would come back here without end.
+        b = (long)lnp_copy_sockaddr(&copy.address, (const void *)b, (uint32_t)c);
+        denied = lnp_gate_bind((int)a, (void *)b, (uint32_t)c);
+        break;
     case SYS_setrlimit:
         if ((int)a == RLIMIT_NOFILE && lnp_is_plausible((const void *)b)) {
             copy.limit = *(const struct rlimit *)b;

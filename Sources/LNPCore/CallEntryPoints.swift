@@ -304,6 +304,15 @@ public func lnpBind(_ fd: Int32, _ address: UnsafeMutableRawPointer?, _ length: 
     return bindSlowPath(fd, address, length)
 }
 
+/// bind's decision alone (0, or the errno), for syscall(SYS_bind): the hook makes the system
+/// call itself rather than calling the next bind(), which may be a later preload's made of
+/// syscall(SYS_bind).
+@_cdecl("lnp_gate_bind")
+public func lnpGateBind(_ fd: Int32, _ address: UnsafeMutableRawPointer?, _ length: UInt32) -> Int32 {
+    if HotPath.bindCertainlyNotLocal(copy: address, length) || everyOperationPasses { return 0 }
+    return Decisions.process.bind(fd, address, length)
+}
+
 @inline(never)
 func bindSlowPath(_ fd: Int32, _ address: UnsafeMutableRawPointer?, _ length: UInt32) -> Int {
     if everyOperationPasses { return lnp_call_bind(fd, address, length) }

@@ -31,6 +31,8 @@ long lnp_send(int fd, const void *buffer, size_t length, int flags);
 int lnp_gate_connect(int fd, void *address, uint32_t length);
 int lnp_gate_sendto(int fd, void *address, uint32_t length, int flags);
 int lnp_gate_sendmsg(int fd, struct msghdr *message, int flags);
+// bind's decision alone, for syscall(SYS_bind), which makes the system call itself.
+int lnp_gate_bind(int fd, void *address, uint32_t length);
 // `value`: the option's first `copied` bytes; `length` is lowered to what the kernel reads of
 // an option the core read, so that the copy can be handed on.
 int lnp_gate_setsockopt(int fd, int level, int name, void *value, uint32_t copied, uint32_t *length);
