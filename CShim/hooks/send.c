@@ -26,8 +26,10 @@ ssize_t sendmsg(int fd, const struct msghdr *message, int flags) {
     return lnp_sendmsg_watching(fd, copied, flags);
 }
 
+// The next sendmmsg() returns an int, whose -1 may come with the register's upper half zero
+// (glibc's does): taken as an int, or lnp_send_in_batches would read a count of 4294967295.
 static long next_sendmmsg(int fd, struct lnp_mmsghdr *messages, unsigned count, int flags) {
-    return lnp_call_sendmmsg(fd, messages, count, flags);
+    return (int)lnp_call_sendmmsg(fd, messages, count, flags);
 }
 
 int sendmmsg(int fd, struct mmsghdr *messages, unsigned int count, int flags) {

@@ -57,13 +57,16 @@ long syscall(long number, ...) {
         struct rlimit limit;
     } copy;
     int denied = 0;
+    // socket and connect end in the next socket() and connect(), which return an int: the
+    // upper half of the register is undefined (glibc's connect leaves -1 as 4294967295), so
+    // their results are taken as ints, as the hooks take them.
     switch (number) {
     case SYS_socket:
-        return lnp_socket((int)a, (int)b, (int)c);  // (through the next socket(): the same system call)
+        return (int)lnp_socket((int)a, (int)b, (int)c);  // (through the next socket(): the same system call)
     case SYS_connect: {
         void *address = lnp_copy_sockaddr_or_null(&copy.address, (const void *)b, (uint32_t)c);
         if (!address) break;  // no address, or one the kernel refuses unread
-        return lnp_connect((int)a, address, (uint32_t)c);
+        return (int)lnp_connect((int)a, address, (uint32_t)c);
     }
     // sendto and sendmsg as the whole calls (through the next sendto and sendmsg, the same
     // system calls), so that a raw socket's own IP header is decided on a copy too.
@@ -83,6 +86,8 @@ long syscall(long number, ...) {
     case SYS_sendmmsg:
         return lnp_send_in_batches((int)a, (struct lnp_mmsghdr *)b, (unsigned)c, (int)d, sendmmsg_by_syscall);
     case SYS_bind:
+        // Decided here and made as the system call it is, not through the next bind(): a
+        // later preload whose bind() is syscall(SYS_bind) would come back here without end.
         b = (long)lnp_copy_sockaddr(&copy.address, (const void *)b, (uint32_t)c);
         denied = lnp_gate_bind((int)a, (void *)b, (uint32_t)c);
         break;

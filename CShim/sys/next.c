@@ -147,3 +147,18 @@ long lnp_call_send_first(int fd, const void *buffer, size_t length, int flags) {
     lnp_send_fn next = (lnp_send_fn)lnp_next(LNP_NEXT_send);
     return next ? next(fd, buffer, length, flags) : lnp_missing();
 }
+
+long lnp_call_sendmmsg_first(int fd, void *messages, unsigned count, int flags) {
+    lnp_sendmmsg_fn next = (lnp_sendmmsg_fn)lnp_next(LNP_NEXT_sendmmsg);
+    return next ? next(fd, messages, count, flags) : lnp_missing();
+}
+
+long lnp_call_bind_first(int fd, const void *address, uint32_t length) {
+    lnp_bind_fn next = (lnp_bind_fn)lnp_next(LNP_NEXT_bind);
+    return next ? next(fd, address, length) : lnp_missing();
+}
+
+long lnp_call_setsockopt_first(int fd, int level, int name, const void *value, uint32_t length) {
+    lnp_setsockopt_fn next = (lnp_setsockopt_fn)lnp_next(LNP_NEXT_setsockopt);
+    return next ? next(fd, level, name, value, length) : lnp_missing();
+}

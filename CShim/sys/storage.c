@@ -14,6 +14,7 @@ static uint64_t route_staging[LNP_ROUTE_SNAPSHOT_ROUTES * 4];
 static unsigned char netlink_dump[LNP_NETLINK_DUMP_SIZE] __attribute__((aligned(8)));
 uint64_t lnp_clock_word;
 uint64_t lnp_pass_not_local_word;
+uint64_t lnp_date_word;
 static uint64_t socket_flags;
 static uint64_t dns_servers[LNP_EXEMPT_WORDS];
 static uint64_t proxies[LNP_EXEMPT_WORDS];

@@ -7,11 +7,12 @@ import LNPSys
 /// queue full for a second) is counted, and the count goes with the next record that is, or
 /// alone when the process exits; lnp-run says how many were lost.
 enum AuditLog {
-    /// Composes `record` after the datagram's header in `buffer`, and sends it.
-    static func send(_ record: AuditRecord, to runPID: Int32, in buffer: UnsafeMutableRawBufferPointer) {
+    /// Composes `record` after the datagram's header in `buffer`, and sends it. The record is
+    /// read where the caller keeps it: passed by value, it was copied whole first (232 bytes).
+    static func send(_ record: UnsafePointer<AuditRecord>, to runPID: Int32, in buffer: UnsafeMutableRawBufferPointer) {
         var writer = ByteWriter(UnsafeMutableRawBufferPointer(rebasing: buffer[RecordDatagram.headerSize...]))
-        record.write(to: &writer)
-        deliver(buffer, length: writer.count, severity: RecordDatagram.severity(of: record), to: runPID)
+        AuditRecord.write(record, to: &writer)
+        deliver(buffer, length: writer.count, severity: RecordDatagram.severity(of: record.pointee), to: runPID)
     }
 
     /// When the process ends: records it could not send, reported if they can be now.

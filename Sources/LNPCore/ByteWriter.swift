@@ -28,31 +28,47 @@ public struct ByteWriter {
         if index < count { base[index] = byte }
     }
 
-    public mutating func append(_ text: StaticString) {
-        append(text.utf8Start, count: text.utf8CodeUnitCount)
+    /// Inlined, so that a literal's length is known where it is appended and its copy is a
+    /// few moves of words (ByteCopy).
+    @inline(__always) public mutating func append(_ text: StaticString) {
+        append(UnsafeRawPointer(text.utf8Start), count: text.utf8CodeUnitCount)
     }
 
     public mutating func append(bytes: UnsafeBufferPointer<UInt8>) {
         guard let start = bytes.baseAddress else { return }
-        append(start, count: bytes.count)
+        append(UnsafeRawPointer(start), count: bytes.count)
     }
 
-    /// Copies what fits in one go (a record is made of a few dozen pieces: byte by byte,
-    /// they cost thousands of instructions).
-    @inline(__always) private mutating func append(_ start: UnsafePointer<UInt8>, count length: Int) {
+    /// Copies whole pieces in words; only a piece that does not fit takes the slow way.
+    @inline(__always) private mutating func append(_ start: UnsafeRawPointer, count length: Int) {
+        if length <= capacity &- count {
+            ByteCopy.copy(UnsafeMutableRawPointer(base + count), start, count: length)
+            count &+= length
+        } else {
+            appendCut(start, count: length)
+        }
+    }
+
+    /// What fits of a piece that does not, and a note that the line was cut.
+    @inline(never) private mutating func appendCut(_ start: UnsafeRawPointer, count length: Int) {
         let fitting = min(length, capacity - count)
         UnsafeMutableRawPointer(base + count).copyMemory(from: start, byteCount: fitting)
         count += fitting
-        if fitting < length { truncated = true }
+        truncated = true
+    }
+
+    /// Lets `body` write up to `maximum` bytes straight into the buffer and returns true, when
+    /// that many fit; `body` returns how many it wrote. When they might not fit it writes
+    /// nothing and returns false: the caller then appends piece by piece, which cuts where the
+    /// buffer ends. One check of room for a whole number or address, none per byte.
+    @inline(__always) public mutating func writeInPlace(maximum: Int, _ body: (UnsafeMutableRawPointer) -> Int) -> Bool {
+        guard maximum <= capacity &- count else { return false }
+        count &+= body(UnsafeMutableRawPointer(base + count))
+        return true
     }
 
     public mutating func appendDecimal(_ value: UInt64, minimumDigits: Int = 1) {
-        var digits = 1
-        var rest = value
-        while rest >= 10 {
-            rest /= 10
-            digits += 1
-        }
+        let digits = DecimalDigits.count(value)
         let width = max(digits, minimumDigits)
         guard width <= capacity - count else {  // what fits, from the left, and no more
             for position in 0..<width {
@@ -63,18 +79,7 @@ public struct ByteWriter {
             }
             return
         }
-        // Written in place, from the last digit back.
-        var n = value
-        var index = count + width - 1
-        for _ in 0..<digits {
-            base[index] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: n % 10)
-            n /= 10
-            index -= 1
-        }
-        while index >= count {
-            base[index] = UInt8(ascii: "0")
-            index -= 1
-        }
+        DecimalDigits.write(value, width: width, endingAt: UnsafeMutableRawPointer(base + count + width))
         count += width
     }
 
@@ -88,12 +93,7 @@ public struct ByteWriter {
     }
 
     /// Whether every byte is printable ASCII that JSON takes as it is.
-    static func isPlain(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        for byte in bytes where byte < 0x20 || byte > 0x7e || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
-            return false
-        }
-        return true
-    }
+    static func isPlain(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool { PlainBytes.all(bytes) }
 
     /// Lower-case hex without leading zeros.
     public mutating func appendHex(_ value: UInt64) {
@@ -116,10 +116,13 @@ public struct ByteWriter {
         // `stop` is where the closing quote goes. A string that does not fit whole is cut so
         // that it can say so: every character before the cut leaves room for "...".
         let stop = min(count + max(budget, 8), capacity) - 1
-        if Self.isPlain(bytes) && bytes.count <= stop - count - 1 {  // most paths and names: copied whole
-            append(UInt8(ascii: "\""))
-            append(bytes: bytes)
-            append(UInt8(ascii: "\""))
+        if bytes.count <= stop - count - 1 && Self.isPlain(bytes) {  // most paths and names: copied whole
+            // (room is certain: `stop` is within the buffer)
+            let destination = UnsafeMutableRawPointer(base + count)
+            destination.storeBytes(of: UInt8(ascii: "\""), as: UInt8.self)
+            if let start = bytes.baseAddress { ByteCopy.copy(destination + 1, UnsafeRawPointer(start), count: bytes.count) }
+            destination.storeBytes(of: UInt8(ascii: "\""), toByteOffset: bytes.count + 1, as: UInt8.self)
+            count += bytes.count + 2
             return
         }
         append(UInt8(ascii: "\""))

@@ -166,9 +166,17 @@ func unixConnect(_ fd: Int32, _ address: UnsafeMutableRawPointer, _ length: UInt
 
 // The slow paths take exactly the C call's arguments and are free functions (a static one
 // would take its type in a register the C ABI preserves), so the call to them is a tail call.
+// Each first asks whether every operation passes (`lnp-run --allow` unrecorded): then the
+// route cache, which the hot path reads, is never filled, and a call not local would
+// otherwise take the whole slow path every time.
+
+/// Whether the process's settings let every operation go, unasked and unrecorded.
+@inline(__always)
+var everyOperationPasses: Bool { Decisions.process.gate.passesEveryOperation }
 
 @inline(never)
 func connectSlowPath(_ fd: Int32, _ address: UnsafeMutableRawPointer?, _ length: UInt32) -> Int {
+    if everyOperationPasses { return lnp_call_connect(fd, address, length) }
     let denial = Decisions.process.connect(fd, address, length)
     if denial != 0 { return lnp_fail(denial) }
     return lnp_call_connect(fd, address, length)
@@ -179,6 +187,7 @@ func sendtoSlowPath(
     _ fd: Int32, _ buffer: UnsafeRawPointer?, _ length: Int, _ flags: Int32, _ address: UnsafeMutableRawPointer?,
     _ addressLength: UInt32
 ) -> Int {
+    if everyOperationPasses { return lnp_call_sendto(fd, buffer, length, flags, address, addressLength) }
     if let socket = RawPackets.headerWriter(fd) {
         return RawPackets.sendto(fd, socket, buffer, length, flags, address, addressLength)
     }
@@ -189,6 +198,7 @@ func sendtoSlowPath(
 
 @inline(never)
 func sendmsgSlowPath(_ fd: Int32, _ message: UnsafeMutablePointer<msghdr>?, _ flags: Int32) -> Int {
+    if everyOperationPasses { return lnp_call_sendmsg(fd, message, flags) }
     if let message, let socket = RawPackets.headerWriter(fd) { return RawPackets.sendmsg(fd, socket, message, flags) }
     let denial = lnpGateSendmsg(fd, message, flags)
     if denial != 0 { return lnp_fail(denial) }
@@ -256,19 +266,26 @@ public func lnpSendOneByOne(_ fd: Int32) -> Int32 {
 public func lnpGateSendmmsg(_ fd: Int32, _ messages: UnsafeMutablePointer<lnp_mmsghdr>?, _ count: UInt32, _ flags: Int32)
     -> Int32
 {
-    guard let messages else { return Int32(count) }
+    guard let messages, !everyOperationPasses else { return Int32(count) }
+    var passed: UnsafeRawPointer? = nil  // the message before's IPv4 name, when it left on the hot path
     for index in 0..<Int(count) {
         // Each message first on the hot path: a destination certainly not local, and no
         // control messages (which may force an interface or a source route). Only a name the
         // hook copied is read here — a plausible pointer with a length the kernel takes — so
-        // a bad one is left to the slow path and the kernel's own errno.
+        // a bad one is left to the slow path and the kernel's own errno. A batch usually goes
+        // to one destination: a name the same as the one before, which passed, passes.
         let message = UnsafeMutableRawPointer(messages + index).assumingMemoryBound(to: msghdr.self).pointee
         if message.msg_controllen == 0, Int32(bitPattern: message.msg_namelen) > 0, let name = message.msg_name,
-            ProgramMemory.isPlausible(name),
-            HotPath.certainlyNotLocal(copy: name, min(message.msg_namelen, UInt32(LNP_SOCKADDR_CAPACITY)))
+            ProgramMemory.isPlausible(name)
         {
-            continue
+            let length = min(message.msg_namelen, UInt32(LNP_SOCKADDR_CAPACITY))
+            if length == 16, let passed, HotPath.sameIPv4Name(UnsafeRawPointer(name), passed) { continue }
+            if HotPath.certainlyNotLocal(copy: name, length) {
+                passed = length == 16 ? UnsafeRawPointer(name) : nil
+                continue
+            }
         }
+        passed = nil
         let header = MessageHeader(UnsafeMutableRawPointer(messages + index).assumingMemoryBound(to: msghdr.self))
         let denial = header.map {
             Decisions.process.send(
@@ -279,10 +296,29 @@ public func lnpGateSendmmsg(_ fd: Int32, _ messages: UnsafeMutablePointer<lnp_mm
     return Int32(count)
 }
 
+/// bind, whole like the hot calls: a bind that is certainly no local-network operation ends
+/// in a tail call of the next definition.
+@_cdecl("lnp_bind")
+public func lnpBind(_ fd: Int32, _ address: UnsafeMutableRawPointer?, _ length: UInt32) -> Int {
+    if HotPath.bindCertainlyNotLocal(copy: address, length) { return lnp_call_bind(fd, address, length) }
+    return bindSlowPath(fd, address, length)
+}
+
+/// bind's decision alone (0, or the errno), for syscall(SYS_bind): the hook makes the system
+/// call itself rather than calling the next bind(), which may be a later preload's made of
+/// syscall(SYS_bind).
 @_cdecl("lnp_gate_bind")
 public func lnpGateBind(_ fd: Int32, _ address: UnsafeMutableRawPointer?, _ length: UInt32) -> Int32 {
-    if HotPath.bindCertainlyNotLocal(copy: address, length) { return 0 }
+    if HotPath.bindCertainlyNotLocal(copy: address, length) || everyOperationPasses { return 0 }
     return Decisions.process.bind(fd, address, length)
+}
+
+@inline(never)
+func bindSlowPath(_ fd: Int32, _ address: UnsafeMutableRawPointer?, _ length: UInt32) -> Int {
+    if everyOperationPasses { return lnp_call_bind(fd, address, length) }
+    let denial = Decisions.process.bind(fd, address, length)
+    if denial != 0 { return lnp_fail(denial) }
+    return lnp_call_bind(fd, address, length)
 }
 
 /// setsockopt: joining a multicast group, in each of the forms it takes, and forcing the

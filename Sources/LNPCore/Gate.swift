@@ -161,7 +161,7 @@ struct ProcessGate: CallGate {
         if case .local(.linkLocal(let scope)) = record.verdict, scope != 0 {
             record.scopeName = InterfaceLookup.name(of: scope)
         }
-        AuditLog.send(record, to: runPID, in: regions.line)
+        withUnsafePointer(to: &record) { AuditLog.send($0, to: runPID, in: regions.line) }
     }
 }
 

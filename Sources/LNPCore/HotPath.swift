@@ -57,7 +57,12 @@ enum HotPath {
         let family = address.loadUnaligned(as: UInt16.self)
         let bound: IPAddress
         if family == UInt16(LNP_AF_INET) {
-            bound = IPAddress(v4: UInt32(bigEndian: address.loadUnaligned(fromByteOffset: 4, as: UInt32.self)))
+            // The same tests on the raw word, in the order the usual binds meet them.
+            let v4 = UInt32(bigEndian: address.loadUnaligned(fromByteOffset: 4, as: UInt32.self))
+            let top = v4 >> 24
+            if top == 127 || v4 == 0 || v4 >> 16 == 0xA9FE { return true }  // loopback, unspecified, link-local
+            if top & 0xf0 == 0xe0 || v4 == 0xffff_ffff { return false }  // multicast, the limited broadcast
+            return KernelRoutes().cachedIsLocalRoute(to: IPAddress(v4: v4)) == false
         } else if family == UInt16(LNP_AF_INET6) && length >= 24 {
             bound = IPAddress(
                 v6High: UInt64(bigEndian: address.loadUnaligned(fromByteOffset: 8, as: UInt64.self)),
@@ -69,6 +74,14 @@ enum HotPath {
         if bound.isMulticast || bound.isLimitedBroadcast { return false }
         if bound.isLoopback || bound.isUnspecified || bound.isLinkLocal { return true }
         return KernelRoutes().cachedIsLocalRoute(to: bound) == false
+    }
+
+    /// Whether two copied names of a sockaddr_in's 16 bytes are the same bytes: a message of a
+    /// batch that goes where the message before it went is decided as that one was.
+    @inline(__always)
+    static func sameIPv4Name(_ name: UnsafeRawPointer, _ other: UnsafeRawPointer) -> Bool {
+        name.loadUnaligned(as: UInt64.self) == other.loadUnaligned(as: UInt64.self)
+            && name.loadUnaligned(fromByteOffset: 8, as: UInt64.self) == other.loadUnaligned(fromByteOffset: 8, as: UInt64.self)
     }
 
     /// The route cache's answer, if it has one for the current stamp — and only while such

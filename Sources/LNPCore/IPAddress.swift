@@ -262,6 +262,8 @@ extension IPAddress {
     }
 
     private func writeDotted(_ value: UInt32, to writer: inout ByteWriter) {
+        if writer.writeInPlace(maximum: 15, { DecimalDigits.writeDotted(value, at: $0) }) { return }
+        // Near the buffer's end: octet by octet, cut where it ends.
         for octet in 0..<4 {
             writer.appendDecimal(UInt64(value >> UInt32(24 - 8 * octet) & 0xff))
             if octet != 3 { writer.append(UInt8(ascii: ".")) }

@@ -26,7 +26,27 @@ public struct InterfaceName: Equatable, BitwiseCopyable {
 
     public var isEmpty: Bool { first & 0xff == 0 }
 
+    /// The name's length: the place of its first NUL (found in a word at a time: the lowest
+    /// byte that is zero sets the lowest flag), 16 when there is none.
+    var length: Int {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let zeros = (first &- ones) & ~first & (ones &* 0x80)
+        if zeros != 0 { return zeros.trailingZeroBitCount / 8 }
+        return 8 + ((second &- ones) & ~second & (ones &* 0x80)).trailingZeroBitCount / 8
+    }
+
     public func write(to writer: inout ByteWriter) {
+        let first = self.first
+        let second = self.second
+        let length = self.length
+        // Both words stored whole (what follows the name is written over next), where 16 fit.
+        if writer.writeInPlace(maximum: 16, { text in
+            text.storeBytes(of: first.littleEndian, as: UInt64.self)
+            text.storeBytes(of: second.littleEndian, toByteOffset: 8, as: UInt64.self)
+            return length
+        }) {
+            return
+        }
         for i in 0..<16 {
             let byte = UInt8(truncatingIfNeeded: (i < 8 ? first : second) >> UInt64(8 * (i % 8)))
             if byte == 0 { return }

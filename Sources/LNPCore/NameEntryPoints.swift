@@ -15,7 +15,7 @@ public func lnpGateResolve(_ name: UnsafePointer<CChar>?) -> Int32 {
 /// loopback or the unspecified address, which nothing records nor exempts).
 @_cdecl("lnp_note_addrinfo")
 public func lnpNoteAddrinfo(_ name: UnsafePointer<CChar>?, _ results: UnsafePointer<addrinfo>?) {
-    guard let name else { return }
+    guard let name, mayHoldNotedAddress(results) else { return }
     var addresses = InlineArray<8, IPAddress>(repeating: IPAddress(v4: 0))
     var count = 0
     var entry = results
@@ -32,6 +32,32 @@ public func lnpNoteAddrinfo(_ name: UnsafePointer<CChar>?, _ results: UnsafePoin
     }
     guard count > 0 else { return }
     NameNotes.remember(CString.bytes(name, limit: 1025), addresses: addresses, count: count)
+}
+
+/// Whether a getaddrinfo list may hold an address worth a note: false only when every entry
+/// is plainly a loopback or unspecified IPv4 or IPv6 address (`IPAddress.isNeverLocal`),
+/// read from the raw sockaddr, as `localhost` resolves; anything else is read properly.
+@inline(__always)
+private func mayHoldNotedAddress(_ results: UnsafePointer<addrinfo>?) -> Bool {
+    var entry = results
+    var steps = 0
+    while let current = entry, steps < 64 {
+        steps += 1
+        guard let address = current.pointee.ai_addr, ProgramMemory.isPlausible(address) else { return true }
+        let family = UnsafeRawPointer(address).loadUnaligned(as: UInt16.self)
+        if family == UInt16(LNP_AF_INET) && current.pointee.ai_addrlen >= 16 {
+            let v4 = UInt32(bigEndian: UnsafeRawPointer(address).loadUnaligned(fromByteOffset: 4, as: UInt32.self))
+            if v4 >> 24 != 127 && v4 != 0 { return true }
+        } else if family == UInt16(LNP_AF_INET6) && current.pointee.ai_addrlen >= 24 {
+            let high = UnsafeRawPointer(address).loadUnaligned(fromByteOffset: 8, as: UInt64.self)
+            let low = UInt64(bigEndian: UnsafeRawPointer(address).loadUnaligned(fromByteOffset: 16, as: UInt64.self))
+            if high != 0 || low > 1 { return true }
+        } else {
+            return true
+        }
+        entry = UnsafePointer(current.pointee.ai_next)
+    }
+    return entry != nil
 }
 
 /// After a successful gethostbyname*: the same, from a hostent.

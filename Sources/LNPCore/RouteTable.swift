@@ -94,6 +94,10 @@ enum RouteTable {
     /// The answer `ip route get fibmatch ADDRESS` would give, from `count` entries of one
     /// snapshot; nil when only the kernel can tell.
     static func answer(for address: IPAddress, count: Int, entry: (Int) -> RouteEntry) -> RouteAnswer? {
+        // IPv4 destinations the kernel does not route by the tables alone: a multicast
+        // group or the limited broadcast takes that type whatever route covers it, and the
+        // unspecified address goes to this host.
+        if address.family == .v4 && (address.isMulticast || address.isLimitedBroadcast || address.isUnspecified) { return nil }
         var best = InlineArray<3, Int>(repeating: -1)
         var bestLength = InlineArray<3, Int>(repeating: -1)
         for i in 0..<count {

@@ -25,7 +25,16 @@ public struct Timestamp: BitwiseCopyable {
 
     public func write(to writer: inout ByteWriter) {
         let (days, secondOfDay) = daysAndSecond
-        let (year, month, day) = Self.civil(fromDays: days)
+        let (year, month, day) = DateCache.civil(fromDays: days)
+        let microseconds = Int(min(max(self.microseconds, 0), 999_999))
+        if year >= 0 && year <= 9999 && writer.writeInPlace(maximum: 27, { text in
+            Self.writeInPlace(year: Int(year), month: Int(month), day: Int(day), secondOfDay: Int(secondOfDay),
+                              microseconds: microseconds, to: text)
+            return 27
+        }) {
+            return
+        }
+        // A year of five digits, a clamped one, or a buffer about to end: piece by piece.
         writer.appendDecimal(UInt64(max(year, 0)), minimumDigits: 4)
         writer.append(UInt8(ascii: "-"))
         writer.appendDecimal(UInt64(month), minimumDigits: 2)
@@ -34,8 +43,30 @@ public struct Timestamp: BitwiseCopyable {
         writer.append(UInt8(ascii: "T"))
         Self.writeClock(secondOfDay, to: &writer)
         writer.append(UInt8(ascii: "."))
-        writer.appendDecimal(UInt64(min(max(microseconds, 0), 999_999)), minimumDigits: 6)
+        writer.appendDecimal(UInt64(microseconds), minimumDigits: 6)
         writer.append(UInt8(ascii: "Z"))
+    }
+
+    /// All 27 characters at once, two digits per table load: `yyyy-mm-ddThh:mm:ss.uuuuuuZ`.
+    @inline(__always)
+    static func writeInPlace(year: Int, month: Int, day: Int, secondOfDay: Int, microseconds: Int, to text: UnsafeMutableRawPointer) {
+        DecimalDigits.writePair(year / 100, at: text)
+        DecimalDigits.writePair(year % 100, at: text + 2)
+        text.storeBytes(of: UInt8(ascii: "-"), toByteOffset: 4, as: UInt8.self)
+        DecimalDigits.writePair(month, at: text + 5)
+        text.storeBytes(of: UInt8(ascii: "-"), toByteOffset: 7, as: UInt8.self)
+        DecimalDigits.writePair(day, at: text + 8)
+        text.storeBytes(of: UInt8(ascii: "T"), toByteOffset: 10, as: UInt8.self)
+        DecimalDigits.writePair(secondOfDay / 3600, at: text + 11)
+        text.storeBytes(of: UInt8(ascii: ":"), toByteOffset: 13, as: UInt8.self)
+        DecimalDigits.writePair(secondOfDay / 60 % 60, at: text + 14)
+        text.storeBytes(of: UInt8(ascii: ":"), toByteOffset: 16, as: UInt8.self)
+        DecimalDigits.writePair(secondOfDay % 60, at: text + 17)
+        text.storeBytes(of: UInt8(ascii: "."), toByteOffset: 19, as: UInt8.self)
+        DecimalDigits.writePair(microseconds / 10_000, at: text + 20)
+        DecimalDigits.writePair(microseconds / 100 % 100, at: text + 22)
+        DecimalDigits.writePair(microseconds % 100, at: text + 24)
+        text.storeBytes(of: UInt8(ascii: "Z"), toByteOffset: 26, as: UInt8.self)
     }
 
     /// Days since 1970-01-01 to a proleptic Gregorian date (Howard Hinnant's algorithm).

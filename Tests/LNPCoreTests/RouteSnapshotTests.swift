@@ -89,6 +89,14 @@ struct RouteSnapshotTests {
     }
 
     @Test func whatOnlyTheKernelKnowsIsLeftToIt() {
+        // IPv4 destinations the kernel types itself: a multicast group or the limited
+        // broadcast under the default route (`ip route get 224.1.2.3` says multicast), and
+        // the unspecified address, which goes to this host.
+        let defaultRoute = [entry(v4(0, 0, 0, 0), 0, gateway: true, oif: 4)]
+        #expect(answer(v4(8, 8, 8, 8), defaultRoute)?.kind == .unicast)
+        for address in [v4(224, 1, 2, 3), v4(239, 255, 255, 250), v4(255, 255, 255, 255), v4(0, 0, 0, 0)] {
+            #expect(answer(address, defaultRoute) == nil, "\(text(of: address))")
+        }
         // Inexact entries (multipath, nexthop objects, dead or link-down next hops).
         #expect(answer(v4(10, 1, 0, 1), [entry(v4(10, 1, 0, 0), 16, exact: false), entry(v4(0, 0, 0, 0), 0, gateway: true)]) == nil)
         // A route type lnp does not model (throw).

@@ -3,7 +3,7 @@ work before the library's constructor, in threads, signal handlers, fork and vfo
 
 import pytest
 
-from conftest import json_lines
+from conftest import FIXTURES, json_lines, run
 
 
 @pytest.mark.parametrize("address", ["10.77.0.2", "fd77::2", "203.0.113.5"])
@@ -80,10 +80,14 @@ def test_preload_keeps_no_descriptor_of_its_own(lan, fixtures, audit):
     assert len(audit.records()) == 3
 
 
+@pytest.mark.parametrize("supervision", [[], ["--preload-only"], ["--strict"]], ids=["page", "preload-only", "strict"])
 @pytest.mark.parametrize("address", ["10.77.0.2", "fd77::2"])
-def test_pointers_the_kernel_refuses_get_its_efault(lan, fixtures, address):
+def test_pointers_the_kernel_refuses_get_its_efault(lan, fixtures, address, supervision):
+    """Without the gadget page the preload calls the C library's next definitions, whose int
+    results (connect, sendmmsg) must be read as ints: a failed sendmmsg read as a count of
+    4294967295 ran off the program's array, and syscall(SYS_connect) gave 4294967295."""
     plain = json_lines(lan.client([fixtures.probe, "bad-pointers", address, "9"]).stdout)
-    wrapped = json_lines(lan.lnp_run(["--deny"], [fixtures.probe, "bad-pointers", address, "9"]).stdout)
+    wrapped = json_lines(lan.lnp_run(["--deny", *supervision], [fixtures.probe, "bad-pointers", address, "9"]).stdout)
     assert wrapped == plain
     assert {c["errno"] for c in plain[:-1]} == {"EFAULT"}
     assert plain[-1] == {"call": "sendmmsg-name-unmapped-refused-length", "result": -1, "errno": "EINVAL"}
@@ -149,3 +153,23 @@ def test_the_gadget_page_is_mapped_where_lnp_run_says_and_calls_go_through_it(la
     is not a page's, or not hexadecimal, maps nothing and the calls go to the C library."""
     result = lan.lnp_run(["--allow"], ["env", f"LNP_GADGET={given}", "python3", "-c", GADGET_PROBE % given.lstrip("0")])
     assert result.stdout.split() == [mapped, "x"], result.stderr
+
+
+@pytest.mark.parametrize("supervision", [[], ["--preload-only"]], ids=["page", "preload-only"])
+def test_a_later_preload_whose_bind_is_syscall_does_not_recurse(lan, fixtures, supervision):
+    """syscall(SYS_bind) is made as the system call, not through the next bind(): a preload
+    after liblnp whose bind() is syscall(SYS_bind) came back to lnp's syscall() without end
+    (SIGSEGV) once the page was not there to make the call."""
+    library = fixtures.dir / "libbind_by_syscall.so"
+    if not library.exists():
+        built = run(["gcc", "-O2", "-shared", "-fPIC", "-o", str(library), str(FIXTURES / "bind_by_syscall.c")])
+        assert built.returncode == 0, built.stderr
+    code = ("import socket\n"
+            "for address in ('127.0.0.1', '203.0.113.5', '224.0.0.251'):\n"
+            "    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\n"
+            "    try: s.bind((address, 0)); print(address, 'bound')\n"
+            "    except OSError as e: print(address, e.errno)\n")
+    preload = f"{lan.build.liblnp} {library}"
+    result = lan.lnp_run(["--deny", *supervision], ["env", f"LD_PRELOAD={preload}", "python3", "-c", code])
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split("\n")[:3] == ["127.0.0.1 bound", "203.0.113.5 99", "224.0.0.251 113"]

@@ -17,6 +17,8 @@ long lnp_socket(int domain, int type, int protocol);
 long lnp_connect(int fd, void *address, uint32_t length);
 long lnp_sendto(int fd, const void *buffer, size_t length, int flags, void *address, uint32_t address_length);
 long lnp_sendmsg(int fd, struct msghdr *message, int flags);
+// bind takes lnp's copy of the address, or the program's own when nothing was copied.
+long lnp_bind(int fd, void *address, uint32_t length);
 // sendmsg in a process that watches a stream to the system bus, whose bytes it reads first.
 long lnp_sendmsg_watching(int fd, struct msghdr *message, int flags);
 // The bytes of a stream: gated only on a stream to the system bus (BusStreamGate.swift).
@@ -29,6 +31,7 @@ long lnp_send(int fd, const void *buffer, size_t length, int flags);
 int lnp_gate_connect(int fd, void *address, uint32_t length);
 int lnp_gate_sendto(int fd, void *address, uint32_t length, int flags);
 int lnp_gate_sendmsg(int fd, struct msghdr *message, int flags);
+// bind's decision alone, for syscall(SYS_bind), which makes the system call itself.
 int lnp_gate_bind(int fd, void *address, uint32_t length);
 // `value`: the option's first `copied` bytes; `length` is lowered to what the kernel reads of
 // an option the core read, so that the copy can be handed on.

@@ -129,8 +129,16 @@ struct lnp_message_batch {
 /// Copies `count` (at most LNP_MESSAGE_BATCH) messages into `batch`.
 static inline void lnp_copy_batch(struct lnp_message_batch *batch, const struct lnp_mmsghdr *messages, unsigned count) {
     for (unsigned i = 0; i < count; i++) {
+        struct msghdr *header = &batch->headers[i].msg_hdr;
         __builtin_memcpy(&batch->headers[i], &messages[i], sizeof batch->headers[i]);
-        lnp_copy_message_parts(&batch->headers[i].msg_hdr, &batch->names[i], batch->controls[i]);
+        // The usual message first, as lnp_copy_message_parts would copy it: an IPv4 name
+        // and no control messages.
+        if (header->msg_namelen == 16 && !header->msg_control && lnp_is_plausible(header->msg_name)) {
+            __builtin_memcpy(batch->names[i].bytes, header->msg_name, 16);
+            header->msg_name = batch->names[i].bytes;
+            continue;
+        }
+        lnp_copy_message_parts(header, &batch->names[i], batch->controls[i]);
     }
 }
 

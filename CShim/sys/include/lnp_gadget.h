@@ -23,9 +23,11 @@ static inline long lnp_gadget_call(long number, long a, long b, long c, long d, 
     register long r9 __asm__("r9") = f;
     long result;
     // The call pushes its return address: step over the red zone the compiler may be using.
+    // It reads the page's address from memory, so that no register is kept for it (every
+    // free one holds an argument): a hook's way through it saves none.
     __asm__ volatile("sub $128, %%rsp\n\tcall *%[page]\n\tadd $128, %%rsp"
                      : "=a"(result)
-                     : "a"(number), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8), "r"(r9), [page] "r"(lnp_gadget_page)
+                     : "a"(number), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8), "r"(r9), [page] "m"(lnp_gadget_page)
                      : "rcx", "r11", "memory", "cc");
     return result;
 #elif defined(__aarch64__)
@@ -47,12 +49,13 @@ static inline long lnp_gadget_call(long number, long a, long b, long c, long d, 
 #endif
 }
 
+/// -1 with errno set to `error` (next.c): out of line, so that a hook's way to a call that
+/// succeeds needs no register saved for it.
+long lnp_fail(int error);
+
 /// A C library call's result from a raw one: -1 with errno, or the value.
 static inline long lnp_gadget_result(long raw) {
-    if ((unsigned long)raw > -4096UL) {
-        errno = (int)-raw;
-        return -1;
-    }
+    if (__builtin_expect((unsigned long)raw > -4096UL, 0)) return lnp_fail((int)-raw);
     return raw;
 }
 

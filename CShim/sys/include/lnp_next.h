@@ -38,8 +38,7 @@ static inline void *lnp_next(enum lnp_next_symbol symbol) {
 /// What a hook returns when it has nothing to call: -1 with errno ENOSYS.
 int lnp_missing(void);
 
-/// -1 with errno set to `error`: how a denied call fails.
-long lnp_fail(int error);
+// lnp_fail(error) (lnp_gadget.h): -1 with errno set to `error`, how a denied call fails.
 
 // The next definitions, called with the program's arguments — or, in a supervised run, the
 // system call itself, made from the gadget page (lnp_gadget.h), so that what the preload
@@ -67,6 +66,9 @@ long lnp_call_sendmsg_first(int fd, const void *message, int flags);
 long lnp_call_write_first(int fd, const void *buffer, size_t length);
 long lnp_call_writev_first(int fd, const void *pieces, int count);
 long lnp_call_send_first(int fd, const void *buffer, size_t length, int flags);
+long lnp_call_sendmmsg_first(int fd, void *messages, unsigned count, int flags);
+long lnp_call_bind_first(int fd, const void *address, uint32_t length);
+long lnp_call_setsockopt_first(int fd, int level, int name, const void *value, uint32_t length);
 
 static inline void *lnp_next_known(enum lnp_next_symbol symbol) {
     return __atomic_load_n(&lnp_next_found[symbol], __ATOMIC_ACQUIRE);
@@ -124,22 +126,25 @@ static inline long lnp_call_send(int fd, const void *buffer, size_t length, int 
     return lnp_call_send_first(fd, buffer, length, flags);
 }
 
-// The hooks that are not hot, through the page in a supervised run.
+// sendmmsg, bind and setsockopt: gated calls, through the page in a supervised run.
 
 static inline long lnp_call_sendmmsg(int fd, void *messages, unsigned count, int flags) {
     if (lnp_gadget_page) return lnp_gadget_syscall(SYS_sendmmsg, fd, (long)messages, count, flags, 0, 0);
-    lnp_sendmmsg_fn next = (lnp_sendmmsg_fn)lnp_next(LNP_NEXT_sendmmsg);
-    return next ? next(fd, messages, count, flags) : lnp_missing();
+    lnp_sendmmsg_fn next = (lnp_sendmmsg_fn)lnp_next_known(LNP_NEXT_sendmmsg);
+    if (__builtin_expect(next != 0, 1)) return next(fd, messages, count, flags);
+    return lnp_call_sendmmsg_first(fd, messages, count, flags);
 }
 
 static inline long lnp_call_bind(int fd, const void *address, uint32_t length) {
     if (lnp_gadget_page) return lnp_gadget_syscall(SYS_bind, fd, (long)address, length, 0, 0, 0);
-    lnp_bind_fn next = (lnp_bind_fn)lnp_next(LNP_NEXT_bind);
-    return next ? next(fd, address, length) : lnp_missing();
+    lnp_bind_fn next = (lnp_bind_fn)lnp_next_known(LNP_NEXT_bind);
+    if (__builtin_expect(next != 0, 1)) return next(fd, address, length);
+    return lnp_call_bind_first(fd, address, length);
 }
 
 static inline long lnp_call_setsockopt(int fd, int level, int name, const void *value, uint32_t length) {
     if (lnp_gadget_page) return lnp_gadget_syscall(SYS_setsockopt, fd, level, name, (long)value, length, 0);
-    lnp_setsockopt_fn next = (lnp_setsockopt_fn)lnp_next(LNP_NEXT_setsockopt);
-    return next ? next(fd, level, name, value, length) : lnp_missing();
+    lnp_setsockopt_fn next = (lnp_setsockopt_fn)lnp_next_known(LNP_NEXT_setsockopt);
+    if (__builtin_expect(next != 0, 1)) return next(fd, level, name, value, length);
+    return lnp_call_setsockopt_first(fd, level, name, value, length);
 }

@@ -258,9 +258,12 @@ enum {
 __attribute__((visibility("hidden"))) extern uint64_t lnp_route_cache_words[];
 __attribute__((visibility("hidden"))) extern uint64_t lnp_clock_word;
 __attribute__((visibility("hidden"))) extern uint64_t lnp_pass_not_local_word;
+// The date of the day a record was last written for (Sources/LNPCore/DateCache.swift).
+__attribute__((visibility("hidden"))) extern uint64_t lnp_date_word;
 static inline uint64_t *lnp_storage_route_cache(void) { return lnp_route_cache_words; }
 static inline uint64_t *lnp_storage_clock(void) { return &lnp_clock_word; }
 static inline uint64_t *lnp_storage_pass_not_local(void) { return &lnp_pass_not_local_word; }
+static inline uint64_t *lnp_storage_date(void) { return &lnp_date_word; }
 
 uint64_t *lnp_storage_settings(void);
 uint64_t *lnp_storage_route_snapshot(void);

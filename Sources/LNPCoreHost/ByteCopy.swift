@@ -1,0 +1,1 @@
+../LNPCore/ByteCopy.swift

@@ -1,0 +1,1 @@
+../LNPCore/DateCache.swift
