@@ -174,19 +174,10 @@ enum CorpusRecords {
         let attribution: Attribution = draw.chance(50) ? .app : .user
         let budgets: AuditRecord.Budgets = draw.chance(80) ? .standard : .small
         let capacity = draw.chance(85) ? budgets.lineCapacity : draw.int(1...600)
-        return program.withUnsafeBufferPointer { program in
-            executable.withUnsafeBufferPointer { executable in
-                host.withUnsafeBufferPointer { host in
-                    domains.withUnsafeBufferPointer { domains in
-                        var record = AuditRecord(
-                            time: time, pid: pid, program: program, executable: executable, operation: operation, fd: fd,
-                            transport: transport, endpoint: endpoint, host: host, domains: domains, verdict: verdict,
-                            scopeName: scopeName, decision: decision, basis: basis, attribution: attribution)
-                        record.budgets = budgets
-                        return writeBytes(capacity: capacity) { record.write(to: &$0) }.bytes
-                    }
-                }
-            }
-        }
+        let parts = RecordParts(
+            time: time, pid: pid, program: program, executable: executable, operation: operation, fd: fd, transport: transport,
+            endpoint: endpoint, host: host, domains: domains, verdict: verdict, scopeName: scopeName, decision: decision,
+            basis: basis, attribution: attribution, budgets: budgets)
+        return parts.line(capacity: capacity).bytes
     }
 }
