@@ -163,6 +163,8 @@ static int spawn_forked(const struct lnp_spawn_request *request, struct lnp_spaw
     }
     int pid = fork();
     if (pid == 0) {
+        // lnp-run takes the listener from this process: it must be dumpable (the keeper is not).
+        prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
         close(status[0]);
         close(go[1]);
         struct child_state state = {.request = request, .listener = -1, .status_pipe = status[1], .go_pipe = go[0]};

@@ -10,6 +10,10 @@ const char *strerrorname_np(int errnum);
 
 static inline int lnp_become_subreaper(void) { return prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); }
 
+/// Closes this process to processes of its own user that are not privileged: no ptrace, no
+/// pidfd_getfd, no /proc/PID/mem (the kernel's dumpable flag).
+static inline int lnp_become_undumpable(void) { return prctl(PR_SET_DUMPABLE, 0, 0, 0, 0); }
+
 /// Ignores SIGPIPE; returns whether it was ignored before (the handler constants are casts,
 /// which Swift cannot compare).
 static inline int lnp_ignore_sigpipe(void) { return signal(SIGPIPE, SIG_IGN) == SIG_IGN; }

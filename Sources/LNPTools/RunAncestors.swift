@@ -46,7 +46,12 @@ public enum RunAncestors {
         return count != nil
     }
 
+    /// (A keeper is not dumpable, so its executable cannot be read without privilege: then its
+    /// command name, which any process may take too — that only refuses more.)
     private static func executableName(of pid: pid_t) -> Substring? {
-        ProcFiles.executable(of: pid).flatMap { String(decoding: $0, as: UTF8.self).split(separator: "/").last }
+        if let executable = ProcFiles.executable(of: pid) {
+            return String(decoding: executable, as: UTF8.self).split(separator: "/").last
+        }
+        return ProcFiles.commandName(of: pid).map { Substring($0) }
     }
 }

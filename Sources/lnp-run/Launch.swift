@@ -111,6 +111,13 @@ extension RunOptions {
         }
 
         _ = lnp_become_subreaper()
+        // The keeper holds the filter's listener and decides for the tree, as the program's
+        // user. Where that user may take another of its processes' descriptors or trace it (no
+        // Yama, or ptrace_scope 0), the program could take the listener (pidfd_getfd) and let
+        // its own calls through, or rewrite the keeper's memory: not dumpable, the keeper is
+        // closed to it. (After the registration with an enclosing run, which reads this
+        // process's executable; the program is dumpable again once it is executed.)
+        _ = lnp_become_undumpable()
         Spawn.keepDescriptorForThePreload()
         let environment = settings.environment(from: ProcessEnvironment.current(), runPID: getpid())
         // A run that may ask gives the program a terminal of its own (TerminalRelay).

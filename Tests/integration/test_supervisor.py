@@ -457,3 +457,57 @@ def test_a_call_is_decided_in_its_sockets_network_namespace(lan, fixtures, audit
     # The same address from lnp-run's own namespace: through the gateway, not local.
     allowed = lan.lnp_run(["--deny"], [fixtures.escapes_static, "raw", "sendto", "10.55.0.2", "9999"])
     assert calls(allowed)[0] == {"result": 7, "errno": None}
+
+
+
+TAKE_THE_LISTENER = r'''
+import ctypes, os, socket, struct, sys, threading, time
+if "LD_PRELOAD" in os.environ:  # without the preload, every gated call goes to the supervisor
+    del os.environ["LD_PRELOAD"]
+    os.execv(sys.executable, [sys.executable] + sys.argv)
+libc = ctypes.CDLL(None, use_errno=True)
+pidfd = os.pidfd_open(int(os.environ["LNP_RUN"]))  # the keeper, this program's parent
+listener = -1
+for number in range(256):
+    fd = libc.syscall(438, pidfd, number, 0)  # pidfd_getfd
+    if fd >= 0 and "seccomp" in os.readlink(f"/proc/self/fd/{fd}"):
+        listener = fd
+        break
+    if fd >= 0:
+        os.close(fd)
+print("listener taken" if listener >= 0 else "listener not taken", flush=True)
+if listener < 0:
+    sys.exit(0)
+
+def answer():  # every notification this thread receives is let through (CONTINUE)
+    notification = ctypes.create_string_buffer(80)
+    while True:
+        ctypes.memset(notification, 0, 80)
+        if libc.ioctl(listener, ctypes.c_ulong(0xc0502100), notification) == 0:  # SECCOMP_IOCTL_NOTIF_RECV
+            response = struct.pack("QqiI", struct.unpack_from("Q", notification.raw)[0], 0, 0, 1)
+            libc.ioctl(listener, ctypes.c_ulong(0xc0182101), ctypes.create_string_buffer(response, 24))  # _SEND
+
+threading.Thread(target=answer, daemon=True).start()
+time.sleep(0.2)
+for attempt in range(50):
+    try:
+        socket.create_connection(("10.77.0.2", 8080), timeout=2).close()
+        print("reached the peer", flush=True)
+        break
+    except OSError:
+        pass
+'''
+
+
+def test_the_program_cannot_take_the_keepers_listener(lan, workdir):
+    """The keeper runs as the program's user. Where the kernel lets a process take another's
+    descriptors, or trace it, as the same user (no Yama, or ptrace_scope 0), the program must
+    still not get the filter's listener from the keeper and answer its own calls with it:
+    under --strict --deny, a connect made past the preload reached the peer."""
+    program = workdir / "take-the-listener.py"
+    program.write_text(TAKE_THE_LISTENER)
+    program.chmod(0o644)
+    capture = lan.capture("src host 10.77.0.1 and dst host 10.77.0.2 and tcp port 8080")
+    result = lan.lnp_run(["--strict", "--deny"], ["python3", program], user="65534", timeout=60)
+    assert "listener not taken" in result.stdout, result.stdout + result.stderr
+    assert capture.packets() == []
