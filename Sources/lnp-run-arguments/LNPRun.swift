@@ -97,7 +97,10 @@ public struct LNPRun: ParsableCommand {
     /// lnp-run have always answered them; anything else runs lnp-run again, in this process,
     /// with the options as `PlainArguments.words(for:)` writes them.
     public static func readAndRunAgain() -> Never {
-        let arguments = Array(CommandLine.arguments.dropFirst())
+        var arguments = Array(CommandLine.arguments.dropFirst())
+        // PROGRAM's arguments are the program's, whatever they look like.
+        let start = PlainArguments.programStart(in: arguments)
+        if start < arguments.count && arguments[start] != "--" { arguments.insert("--", at: start) }
         do {
             var options = try parsedByArgumentParser(arguments)
             // ArgumentParser captures from the first word it does not know, which the hand

@@ -56,6 +56,25 @@ public enum PlainArguments {
         return options
     }
 
+    /// Where PROGRAM (or the `--` before it) starts in `arguments`, as `parse` finds it: the
+    /// first word that is `--` or does not start with `-`, an option's separate value aside.
+    /// lnp-run-arguments gives ArgumentParser a `--` there: ArgumentParser otherwise takes a
+    /// request of its own among PROGRAM's arguments (`PROGRAM --generate-completion-script
+    /// bash` printed lnp-run's completion script, the program never run).
+    public static func programStart(in arguments: [String]) -> Int {
+        var index = 0
+        while index < arguments.count {
+            let word = arguments[index]
+            if word == "--" || !word.hasPrefix("-") { return index }
+            let takesNext = !word.contains("=") && [
+                "--errno", "--audit", "--usage-description", "--bonjour-services", "--attribution", "--prompt-timeout",
+                "--generate-completion-script",
+            ].contains(word)
+            index += takesNext ? 2 : 1
+        }
+        return arguments.count
+    }
+
     /// Whether `name` is a flag (then set).
     private static func setFlag(_ name: Substring, in options: inout RunOptions) -> Bool {
         switch name {

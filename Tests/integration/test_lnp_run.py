@@ -80,6 +80,17 @@ def test_a_command_line_left_to_argumentparser_runs_under_lnp_run_itself(build):
     assert "--usage-description=second" in command_line.split(), command_line
 
 
+def test_a_programs_arguments_stay_its_own_when_argumentparser_reads_the_command_line(build):
+    """A command line the hand does not read (an option given twice) goes through
+    ArgumentParser: what follows PROGRAM is still the program's, whatever it looks like; the
+    hand reads it so, and ArgumentParser must too (it printed lnp-run's completion script and
+    exited 0, the program never run)."""
+    show = ["sh", "-c", 'echo "ran $*"', "sh", "--generate-completion-script", "bash"]
+    assert lnp_run(build, "--deny", *show).stdout == "ran --generate-completion-script bash\n"
+    result = lnp_run(build, "--deny", "--usage-description", "a", "--usage-description", "b", *show)
+    assert result.stdout == "ran --generate-completion-script bash\n", result.stdout[:200]
+
+
 def test_preload_is_first_in_ld_preload_once_and_others_kept(build):
     """The environment says which lnp-run to ask, and nothing else of lnp's: whatever an
     earlier run or a program left there is removed."""
