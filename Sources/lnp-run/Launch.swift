@@ -12,6 +12,15 @@ import Glibc
 /// under the preload and the supervisor, its tree answered until the last process has gone.
 extension RunOptions {
     func launch() throws(Failure) {
+        // A standard stream lnp-run was started without (a service manager's, `<&- >&-`) is
+        // held by /dev/null, close-on-exec: else the first descriptors lnp-run opens (the
+        // signalfd, the audit) take its number, and the keeper, which puts /dev/null on the
+        // standard streams once the program's status is sent, replaced them there (the records
+        // of what the program left running were lost, and the keeper spun). The program
+        // starts without the stream, as lnp-run was started.
+        for stream: Int32 in 0...2 where fcntl(stream, F_GETFD) < 0 && errno == EBADF {
+            _ = open("/dev/null", O_RDWR | O_CLOEXEC)  // (the lowest free number: `stream`)
+        }
         // First, before any thread exists: a signal is then
         // blocked in every thread and reaches the signalfd, and none can end lnp-run early.
         guard let signals = SignalIntake.start() else { throw Failure("cannot take in signals: \(ErrnoName.description(of: Glibc.errno))") }

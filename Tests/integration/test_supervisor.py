@@ -276,6 +276,25 @@ def test_a_daemon_that_outlives_the_program_stays_gated(lan, fixtures, audit, wo
     assert [(r["by"], r["decision"]) for r in audit.records()] == [("supervisor", "deny")]
 
 
+def test_a_run_started_without_standard_streams_still_records_what_the_program_left(lan, fixtures, audit, workdir):
+    """lnp-run started with its standard streams closed (a service manager's, `<&- >&- 2>&-`):
+    its own descriptors took their numbers, and the keeper, which puts /dev/null on its
+    standard streams once the program's status is sent, replaced its audit there (the
+    daemon's record was lost) and its signalfd (it spun at full CPU while the daemon ran)."""
+    out = workdir / "closed-streams.out"
+    out.unlink(missing_ok=True)
+    script = f"({{ sleep 1; {fixtures.escapes_static} raw connect 10.77.0.2 8080; }} > {out} 2>&1 < /dev/null &) ; exit 7"
+    result = lan.client(["sh", "-c", 'exec "$@" <&- >&- 2>&-', "sh", lan.build.lnp_run, "--deny", "--audit", audit.path,
+                         "--", "sh", "-c", script])
+    assert result.returncode == 7
+    deadline = time.time() + 10
+    while (not out.exists() or not out.read_text()) and time.time() < deadline:
+        time.sleep(0.05)
+    assert calls(type("R", (), {"stdout": out.read_text()})) == [DENIED]
+    time.sleep(0.3)
+    assert [(r["by"], r["decision"]) for r in audit.records()] == [("supervisor", "deny")]
+
+
 def test_a_daemon_of_an_allowed_program_keeps_working(lan, fixtures, workdir):
     out = workdir / "daemon-allowed.out"
     out.unlink(missing_ok=True)
