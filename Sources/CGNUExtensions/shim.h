@@ -10,9 +10,9 @@ const char *strerrorname_np(int errnum);
 
 static inline int lnp_become_subreaper(void) { return prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); }
 
-/// Closes this process to processes of its own user that are not privileged: no ptrace, no
-/// pidfd_getfd, no /proc/PID/mem (the kernel's dumpable flag).
-static inline int lnp_become_undumpable(void) { return prctl(PR_SET_DUMPABLE, 0, 0, 0, 0); }
+/// Whether processes of this process's user that are not privileged may trace it, take its
+/// descriptors (pidfd_getfd) or read its memory (the kernel's dumpable flag).
+static inline int lnp_set_dumpable(int dumpable) { return prctl(PR_SET_DUMPABLE, dumpable ? 1 : 0, 0, 0, 0); }
 
 /// Ignores SIGPIPE; returns whether it was ignored before (the handler constants are casts,
 /// which Swift cannot compare).

@@ -120,13 +120,13 @@ extension RunOptions {
         }
 
         _ = lnp_become_subreaper()
-        // The keeper holds the filter's listener and decides for the tree, as the program's
+        // A keeper with a filter holds its listener and decides for the tree, as the program's
         // user. Where that user may take another of its processes' descriptors or trace it (no
         // Yama, or ptrace_scope 0), the program could take the listener (pidfd_getfd) and let
         // its own calls through, or rewrite the keeper's memory: not dumpable, the keeper is
         // closed to it. (After the registration with an enclosing run, which reads this
         // process's executable; the program is dumpable again once it is executed.)
-        _ = lnp_become_undumpable()
+        _ = lnp_set_dumpable(supervision.filter == nil ? 1 : 0)
         Spawn.keepDescriptorForThePreload()
         let environment = settings.environment(from: ProcessEnvironment.current(), runPID: getpid())
         // A run that may ask gives the program a terminal of its own (TerminalRelay).
@@ -142,6 +142,9 @@ extension RunOptions {
             let inherited = nested ? Supervision.inheritedGadget(ProgramLocator.environmentValue("LNP_GADGET")) : nil
             if strict && inherited != nil { Diagnostics.warning(SupervisedProgram.strictBelowGadget) }
             supervision = supervision.withoutFilter(inheritedGadget: inherited)
+            // No listener of its own; the enclosing run's supervisor must read this keeper's
+            // calls (its records and asks passed up), which it cannot in a process not dumpable.
+            _ = lnp_set_dumpable(1)
             // No supervisor of its own: its hooks would refuse the calls another one makes.
             hooks?.remove()
             hooks = nil

@@ -226,6 +226,25 @@ def test_a_nested_run_narrows_what_the_outer_allows_and_records_it(lan, build, f
     assert [(r["decision"], r["by"]) for r in audit.records()] == [("deny", by)]
 
 
+def test_an_unprivileged_nested_run_passes_its_records_up_to_a_strict_outer_run(lan, build, fixtures, audit, workdir):
+    """The outer run's listener is closed to the program (its keeper is not dumpable); the
+    inner keeper, with no listener of its own, must stay readable to the outer supervisor, which
+    decides its calls under --strict: the records the preload sent it, passed up, were lost
+    when it was not."""
+    inner = workdir / "inner-unprivileged.jsonl"
+    for path in (audit.path, inner):
+        path.unlink(missing_ok=True)
+        path.touch()
+        path.chmod(0o666)
+    result = lan.lnp_run(["--strict", "--allow", "--audit", str(audit.path)],
+                         [build.lnp_run, "--deny", "--audit", inner, "--", fixtures.probe, "connect", "tcp", "10.77.0.2", "8080"],
+                         user="65534")
+    assert json_lines(result.stdout)[0]["errno"] == "EHOSTUNREACH", result.stdout + result.stderr
+    assert "cannot read it" not in result.stderr, result.stderr
+    assert [r["decision"] for r in json_lines(inner.read_text())] == ["deny"]
+    assert [r["decision"] for r in audit.records()] == ["deny"]
+
+
 def test_a_nested_run_allows_what_both_allow(lan, build, fixtures, workdir):
     inner = workdir / "inner-allow.jsonl"
     inner.unlink(missing_ok=True)
