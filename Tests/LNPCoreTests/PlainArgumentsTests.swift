@@ -71,4 +71,17 @@ struct PlainArgumentsTests {
         let options = try #require(PlainArguments.parse(["--deny", "--audit=/tmp/a", "--prompt-timeout", "9", "--", "curl", "-v"]))
         #expect(options == RunOptions(policy: .deny, audit: "/tmp/a", promptTimeout: 9, command: ["--", "curl", "-v"]))
     }
+    /// lnp-run-arguments gives ArgumentParser a `--` where PROGRAM starts (`programStart`): a
+    /// request of ArgumentParser's own among PROGRAM's arguments is the program's argument.
+    @Test func argumentParsersOwnRequestsAmongTheProgramsArgumentsAreTheProgramsArguments() throws {
+        let line = ["--audit", "a", "--audit", "b", "prog", "--generate-completion-script", "bash"]
+        let start = PlainArguments.programStart(in: line)
+        #expect(start == 4)
+        var passed = line
+        passed.insert("--", at: start)
+        #expect(try LNPRun.parsedByArgumentParser(passed).command == ["--", "prog", "--generate-completion-script", "bash"])
+        #expect(PlainArguments.programStart(in: ["--generate-completion-script", "bash"]) == 2)
+        #expect(PlainArguments.programStart(in: ["--audit=x", "--", "p"]) == 1)
+        #expect(PlainArguments.programStart(in: ["--bogus", "p"]) == 1)
+    }
 }
