@@ -16,6 +16,13 @@ public func lnpGateResolve(_ name: UnsafePointer<CChar>?) -> Int32 {
 @_cdecl("lnp_note_addrinfo")
 public func lnpNoteAddrinfo(_ name: UnsafePointer<CChar>?, _ results: UnsafePointer<addrinfo>?) {
     guard let name, mayHoldNotedAddress(results) else { return }
+    noteAddrinfo(name, results)
+}
+
+/// The notes themselves, out of line: the frame their list of addresses needs is not paid by
+/// a list that holds none (`localhost`).
+@inline(never)
+private func noteAddrinfo(_ name: UnsafePointer<CChar>, _ results: UnsafePointer<addrinfo>?) {
     var addresses = InlineArray<8, IPAddress>(repeating: IPAddress(v4: 0))
     var count = 0
     var entry = results
