@@ -4,7 +4,7 @@ import Glibc
 
 /// The lines of what a descriptor holds, a buffer at a time: a report's memory stays the same
 /// whatever the size of the audit file it reads.
-struct LineReader {
+package struct LineReader {
     /// What one `read` asks for; the buffer grows, up to `longestLine` and its newline, only
     /// for a longer line.
     static let chunk = 1 << 16
@@ -117,8 +117,9 @@ struct LineReader {
         UnsafeBufferPointer(rebasing: buffer[range])
     }
 
-    /// The error of writing `bytes` to `fd`, or nil when all were written.
-    static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Int32? {
+    /// The error of writing `bytes` to `fd`, or nil when all were written. `package`: `lnp
+    /// report` writes its output with it too.
+    package static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Int32? {
         var offset = 0
         while offset < bytes.count {
             let written = write(fd, bytes.baseAddress! + offset, bytes.count - offset)

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import LNPReport
 
 /// Standard output for a report written line by line: kept in a buffer and written when it
 /// holds 64 kB, so that a long report is neither held whole nor written a line per call.
@@ -26,17 +27,6 @@ struct ReportOutput {
     mutating func flush() {
         defer { buffer.removeAll(keepingCapacity: true) }
         guard failure == nil else { return }
-        var offset = 0
-        failure = buffer.withUnsafeBytes { bytes -> Int32? in
-            while offset < bytes.count {
-                let written = Glibc.write(STDOUT_FILENO, bytes.baseAddress! + offset, bytes.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    return errno
-                }
-                offset += written
-            }
-            return nil
-        }
+        failure = buffer.withUnsafeBytes { LineReader.writeAll(STDOUT_FILENO, $0) }
     }
 }
