@@ -30,17 +30,6 @@ struct AuditLineScanner {
 
     // MARK: The record
 
-    /// Which of the record's fields have been read, so that one given twice is noticed.
-    private struct Seen: OptionSet {
-        let rawValue: UInt32
-        static let time = Seen(rawValue: 1 << 0), pid = Seen(rawValue: 1 << 1), program = Seen(rawValue: 1 << 2)
-        static let exe = Seen(rawValue: 1 << 3), op = Seen(rawValue: 1 << 4), fd = Seen(rawValue: 1 << 5)
-        static let transport = Seen(rawValue: 1 << 6), address = Seen(rawValue: 1 << 7), port = Seen(rawValue: 1 << 8)
-        static let host = Seen(rawValue: 1 << 9), domains = Seen(rawValue: 1 << 10), reason = Seen(rawValue: 1 << 11)
-        static let decision = Seen(rawValue: 1 << 12), because = Seen(rawValue: 1 << 13)
-        static let attribution = Seen(rawValue: 1 << 14), local = Seen(rawValue: 1 << 15)
-    }
-
     private mutating func record() -> AuditEntry? {
         skipSpace()
         guard take(UInt8(ascii: "{")) else { return nil }
@@ -49,7 +38,7 @@ struct AuditLineScanner {
         // Nil when absent or null, as the decoder's decodeIfPresent.
         var pid: Int?, exe: String?, fd: Int?, transport: String?, address: String?, port: Int?, host: String?
         var domains: [String]?, reason: String?, because: String?, local: Bool?
-        var seen: Seen = []
+        var seen: UInt32 = 0  // a bit per `Field` read, so that one given twice is noticed
         var others: [Range<Int>] = []  // where unknown keys are, to notice one given twice
         skipSpace()
         if take(UInt8(ascii: "}")) { return nil }
@@ -59,36 +48,41 @@ struct AuditLineScanner {
             skipSpace()
             guard take(UInt8(ascii: ":")) else { return nil }
             skipSpace()
-            func first(_ flag: Seen) -> Bool { seen.insert(flag).inserted }
-            switch Field(key) {
+            let field = Field(key)
+            if let field {
+                let bit: UInt32 = 1 << field.rawValue
+                guard seen & bit == 0 else { return nil }
+                seen |= bit
+            }
+            switch field {
             case .time:
-                guard first(.time), let text = plainStringBytes(), let parsed = AuditTime(rfc3339Bytes: text) else {
+                guard let text = plainStringBytes(), let parsed = AuditTime(rfc3339Bytes: text) else {
                     return nil
                 }
                 time = parsed
-            case .pid: guard first(.pid), let value = optionalWhole() else { return nil }; pid = value
-            case .program: guard first(.program), let value = string() else { return nil }; program = value
-            case .exe: guard first(.exe), let value = optionalString() else { return nil }; exe = value
-            case .op: guard first(.op), let value = string() else { return nil }; op = value
-            case .fd: guard first(.fd), let value = optionalWhole() else { return nil }; fd = value
-            case .transport: guard first(.transport), let value = optionalString() else { return nil }; transport = value
-            case .address: guard first(.address), let value = optionalString() else { return nil }; address = value
-            case .port: guard first(.port), let value = optionalWhole() else { return nil }; port = value
-            case .host: guard first(.host), let value = optionalString() else { return nil }; host = value
-            case .domains: guard first(.domains), let value = optionalStrings() else { return nil }; domains = value
-            case .reason: guard first(.reason), let value = optionalString() else { return nil }; reason = value
-            case .because: guard first(.because), let value = optionalString() else { return nil }; because = value
+            case .pid: guard let value = optionalWhole() else { return nil }; pid = value
+            case .program: guard let value = string() else { return nil }; program = value
+            case .exe: guard let value = optionalString() else { return nil }; exe = value
+            case .op: guard let value = string() else { return nil }; op = value
+            case .fd: guard let value = optionalWhole() else { return nil }; fd = value
+            case .transport: guard let value = optionalString() else { return nil }; transport = value
+            case .address: guard let value = optionalString() else { return nil }; address = value
+            case .port: guard let value = optionalWhole() else { return nil }; port = value
+            case .host: guard let value = optionalString() else { return nil }; host = value
+            case .domains: guard let value = optionalStrings() else { return nil }; domains = value
+            case .reason: guard let value = optionalString() else { return nil }; reason = value
+            case .because: guard let value = optionalString() else { return nil }; because = value
             case .decision:
-                guard first(.decision), let text = plainStringBytes() else { return nil }
+                guard let text = plainStringBytes() else { return nil }
                 if text.elementsEqual("allow".utf8) { decision = .allow }
                 else if text.elementsEqual("deny".utf8) { decision = .deny }
                 else { return nil }
             case .attribution:
-                guard first(.attribution), let text = plainStringBytes() else { return nil }
+                guard let text = plainStringBytes() else { return nil }
                 if text.elementsEqual("app".utf8) { attribution = .app }
                 else if text.elementsEqual("user".utf8) { attribution = .user }
                 else { return nil }
-            case .local: guard first(.local), let value = optionalBool() else { return nil }; local = value
+            case .local: guard let value = optionalBool() else { return nil }; local = value
             case nil:
                 guard !others.contains(where: { bytes[$0].elementsEqual(key) }) else { return nil }
                 others.append(key.startIndex..<key.endIndex)
@@ -111,7 +105,7 @@ struct AuditLineScanner {
 
     /// The record's fields, told apart by length and first letter (no two share both), then
     /// checked whole.
-    private enum Field {
+    private enum Field: UInt32 {
         case time, pid, program, exe, op, fd, transport, address, port, host, domains, reason, decision, because,
             attribution, local
 
