@@ -92,9 +92,6 @@ public struct ByteWriter {
         }
     }
 
-    /// Whether every byte is printable ASCII that JSON takes as it is.
-    static func isPlain(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool { PlainBytes.all(bytes) }
-
     /// Lower-case hex without leading zeros.
     public mutating func appendHex(_ value: UInt64) {
         var started = false
@@ -116,7 +113,7 @@ public struct ByteWriter {
         // `stop` is where the closing quote goes. A string that does not fit whole is cut so
         // that it can say so: every character before the cut leaves room for "...".
         let stop = min(count + max(budget, 8), capacity) - 1
-        if bytes.count <= stop - count - 1 && Self.isPlain(bytes) {  // most paths and names: copied whole
+        if bytes.count <= stop - count - 1 && PlainBytes.all(bytes) {  // most paths and names: copied whole
             // (room is certain: `stop` is within the buffer)
             let destination = UnsafeMutableRawPointer(base + count)
             destination.storeBytes(of: UInt8(ascii: "\""), as: UInt8.self)
@@ -175,7 +172,7 @@ public struct ByteWriter {
     /// The UTF-8 sequence length at `index` (0 if ill-formed) and the bytes its escape takes.
     static func escape(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int) -> (length: Int, needed: Int) {
         let byte = bytes[index]
-        if byte >= 0x20 && byte < 0x7f && byte != UInt8(ascii: "\"") && byte != UInt8(ascii: "\\") { return (1, 1) }
+        if PlainBytes.isPlain(byte) { return (1, 1) }
         switch byte {
         case UInt8(ascii: "\""), UInt8(ascii: "\\"), 0x0a, 0x0d, 0x09: return (1, 2)
         case 0..<0x20, 0x7f: return (1, 6)

@@ -16,7 +16,8 @@ enum PlainBytes {
         return (control | high | ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash)) & highBits
     }
 
-    static func isPlain(_ byte: UInt8) -> Bool {
+    /// One byte's test: the words' test for a short string, and the writer's, byte by byte.
+    @inline(__always) static func isPlain(_ byte: UInt8) -> Bool {
         byte >= 0x20 && byte < 0x7f && byte != UInt8(ascii: "\"") && byte != UInt8(ascii: "\\")
     }
 
