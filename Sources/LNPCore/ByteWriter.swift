@@ -71,12 +71,14 @@ public struct ByteWriter {
         let digits = DecimalDigits.count(value)
         let width = max(digits, minimumDigits)
         guard width <= capacity - count else {  // what fits, from the left, and no more
-            for position in 0..<width {
-                let place = width - 1 - position  // the digit's power of ten
-                var n = value
-                for _ in 0..<place { n /= 10 }
-                append(place >= digits ? UInt8(ascii: "0") : UInt8(ascii: "0") + UInt8(truncatingIfNeeded: n % 10))
+            for _ in digits..<width { append(UInt8(ascii: "0")) }
+            var text = InlineArray<20, UInt8>(repeating: 0)
+            var n = value
+            for place in 0..<digits {
+                text[digits - 1 - place] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: n % 10)
+                n /= 10
             }
+            for index in 0..<digits { append(text[index]) }
             return
         }
         DecimalDigits.write(value, width: width, endingAt: UnsafeMutableRawPointer(base + count + width))
