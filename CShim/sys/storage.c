@@ -5,7 +5,7 @@
 
 static uint64_t settings[LNP_SETTINGS_WORDS];
 static unsigned char program[LNP_PATH_CAPACITY];
-static uint64_t executable_words[4];
+static uint64_t executable_words[2];
 static unsigned char executable_path[LNP_PATH_CAPACITY];
 uint64_t lnp_route_cache_words[LNP_ROUTE_CACHE_ENTRIES * LNP_ROUTE_CACHE_WORDS];
 static uint64_t route_snapshot[LNP_ROUTE_SNAPSHOT_HEADER_WORDS + LNP_ROUTE_SNAPSHOT_ROUTES * 4 +

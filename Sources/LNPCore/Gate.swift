@@ -143,7 +143,7 @@ struct ProcessGate: CallGate {
         _ record: inout AuditRecord, domains: DomainReference, to runPID: Int32, in regions: RecordBuffers.Regions
     ) {
         record.time = Clock.now()
-        if let count = ExecutablePath.copy(into: regions.executable, pid: record.pid) {
+        if let count = ExecutablePath.copy(into: regions.executable) {
             record.executable = UnsafeBufferPointer(start: regions.executable.baseAddress!.assumingMemoryBound(to: UInt8.self), count: count)
         }
         let domainLength = DomainStore.load(domains, into: regions.domains)?.length ?? 0

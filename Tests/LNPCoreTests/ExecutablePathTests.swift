@@ -8,10 +8,10 @@ import Glibc
 
 @Suite("The executable's path, read once per process", .serialized)
 struct ExecutablePathTests {
-    private func read(capacity: Int, pid: Int32 = getpid()) -> String? {
+    private func read(capacity: Int) -> String? {
         var buffer = [UInt8](repeating: 0, count: capacity)
         return buffer.withUnsafeMutableBytes { raw in
-            ExecutablePath.copy(into: raw, pid: pid).map { String(decoding: raw[0..<$0], as: UTF8.self) }
+            ExecutablePath.copy(into: raw).map { String(decoding: raw[0..<$0], as: UTF8.self) }
         }
     }
 
@@ -34,11 +34,16 @@ struct ExecutablePathTests {
         #expect(read(capacity: 4096) == whole)
     }
 
-    @Test func anotherProcessReadsItsOwn() throws {
+    /// Read once: later reads are the remembered path, not the kernel's again.
+    @Test func theRememberedPathIsWhatLaterReadsGet() throws {
         forget()
         let whole = try #require(read(capacity: 4096))
-        ExecutablePath.record.words.storeRelaxed(1, 12345)  // as if another process had read it
+        #expect(ExecutablePath.record.words.loadRelaxed(1) == UInt64(whole.utf8.count))
+        let marker = Array("/remembered".utf8)
+        ExecutablePath.path.update(from: marker, count: marker.count)
+        ExecutablePath.record.words.storeRelaxed(1, UInt64(marker.count))
+        #expect(read(capacity: 4096) == "/remembered")
+        forget()
         #expect(read(capacity: 4096) == whole)
-        #expect(ExecutablePath.record.words.loadRelaxed(1) == UInt64(UInt32(bitPattern: getpid())))
     }
 }
