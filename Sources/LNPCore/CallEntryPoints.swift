@@ -231,18 +231,8 @@ struct MessageHeader {
 
 // MARK: - Gates, for the hooks that call the next definition themselves
 
-@_cdecl("lnp_gate_connect")
-public func lnpGateConnect(_ fd: Int32, _ address: UnsafeMutableRawPointer?, _ length: UInt32) -> Int32 {
-    Decisions.process.connect(fd, address, length)
-}
-
-@_cdecl("lnp_gate_sendto")
-public func lnpGateSendto(_ fd: Int32, _ address: UnsafeMutableRawPointer?, _ length: UInt32, _ flags: Int32) -> Int32 {
-    Decisions.process.send(fd, address, length, flags, operation: .sendto)
-}
-
-@_cdecl("lnp_gate_sendmsg")
-public func lnpGateSendmsg(_ fd: Int32, _ message: UnsafeMutablePointer<msghdr>?, _ flags: Int32) -> Int32 {
+/// sendmsg's decision (0, or the errno), for its slow path.
+func lnpGateSendmsg(_ fd: Int32, _ message: UnsafeMutablePointer<msghdr>?, _ flags: Int32) -> Int32 {
     guard let header = MessageHeader(message) else { return 0 }
     return Decisions.process.send(fd, header.name, header.nameLength, flags, operation: .sendmsg, interface: header.forcedInterface,
         firstHop: header.firstHop)

@@ -28,9 +28,6 @@ long lnp_writev(int fd, const struct iovec *pieces, int count);
 long lnp_send(int fd, const void *buffer, size_t length, int flags);
 
 // 0: let the call through; otherwise the errno it fails with.
-int lnp_gate_connect(int fd, void *address, uint32_t length);
-int lnp_gate_sendto(int fd, void *address, uint32_t length, int flags);
-int lnp_gate_sendmsg(int fd, struct msghdr *message, int flags);
 // bind's decision alone, for syscall(SYS_bind), which makes the system call itself.
 int lnp_gate_bind(int fd, void *address, uint32_t length);
 // `value`: the option's first `copied` bytes; `length` is lowered to what the kernel reads of
