@@ -166,9 +166,10 @@ func unixConnect(_ fd: Int32, _ address: UnsafeMutableRawPointer, _ length: UInt
 
 // The slow paths take exactly the C call's arguments and are free functions (a static one
 // would take its type in a register the C ABI preserves), so the call to them is a tail call.
-// Each first asks whether every operation passes (`lnp-run --allow` unrecorded): then the
-// route cache, which the hot path reads, is never filled, and a call not local would
-// otherwise take the whole slow path every time.
+// Every decision first asks whether every operation passes (`lnp-run --allow` unrecorded):
+// then the route cache, which the hot path reads, is never filled, and a call not local
+// takes the slow path every time. The slow paths that do more than ask `Decisions` (a raw
+// socket's header, a batch of messages) ask before that work.
 
 /// Whether the process's settings let every operation go, unasked and unrecorded.
 @inline(__always)
@@ -176,7 +177,6 @@ var everyOperationPasses: Bool { Decisions.process.gate.passesEveryOperation }
 
 @inline(never)
 func connectSlowPath(_ fd: Int32, _ address: UnsafeMutableRawPointer?, _ length: UInt32) -> Int {
-    if everyOperationPasses { return lnp_call_connect(fd, address, length) }
     let denial = Decisions.process.connect(fd, address, length)
     if denial != 0 { return lnp_fail(denial) }
     return lnp_call_connect(fd, address, length)
@@ -299,13 +299,12 @@ public func lnpBind(_ fd: Int32, _ address: UnsafeMutableRawPointer?, _ length: 
 /// syscall(SYS_bind).
 @_cdecl("lnp_gate_bind")
 public func lnpGateBind(_ fd: Int32, _ address: UnsafeMutableRawPointer?, _ length: UInt32) -> Int32 {
-    if HotPath.bindCertainlyNotLocal(copy: address, length) || everyOperationPasses { return 0 }
+    if HotPath.bindCertainlyNotLocal(copy: address, length) { return 0 }
     return Decisions.process.bind(fd, address, length)
 }
 
 @inline(never)
 func bindSlowPath(_ fd: Int32, _ address: UnsafeMutableRawPointer?, _ length: UInt32) -> Int {
-    if everyOperationPasses { return lnp_call_bind(fd, address, length) }
     let denial = Decisions.process.bind(fd, address, length)
     if denial != 0 { return lnp_fail(denial) }
     return lnp_call_bind(fd, address, length)
