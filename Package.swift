@@ -102,7 +102,7 @@ let package = Package(
             // symbols at once (it is linked with BIND_NOW), a million instructions.
             linkerSettings: [.linkedLibrary(":libsqlite3.a")]),
         // Swift: reading audit files and reporting on them (lnp report).
-        .target(name: "LNPReport", dependencies: ["LNPCoreHost"], path: "Sources/LNPReport"),
+        .target(name: "LNPReport", dependencies: ["LNPCoreHost", "LNPTools"], path: "Sources/LNPReport"),
         // Swift: lnp-run's code, as a library: the tests link it without the executable's
         // static runtime (a test bundle loads the shared one). No ArgumentParser: lnp-run
         // reads the plain forms of its command line by hand (docs/benchmarks.md).

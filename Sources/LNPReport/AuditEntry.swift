@@ -1,4 +1,5 @@
 import Foundation
+import LNPTools
 
 /// One record of an audit file, as `lnp report` and `lnp-run --summary` read it (the
 /// preload writes it: Sources/LNPCore/AuditRecord.swift).
@@ -125,7 +126,7 @@ public struct AuditLineError: Error, Equatable, Sendable, CustomStringConvertibl
     /// A value from the line, for a message on a terminal: quoted, escaped as in JSON, with
     /// no control or formatting character left, and cut short.
     static func quoted(_ text: String) -> String {
-        Terminal.visible(text.count <= 40 ? JSONText.string(text) : JSONText.string(String(text.prefix(40))) + "…")
+        UntrustedText.visible(text.count <= 40 ? JSONText.string(text) : JSONText.string(String(text.prefix(40))) + "…")
     }
 
     private static func field(_ context: DecodingError.Context) -> String {

@@ -1,3 +1,5 @@
+import LNPTools
+
 /// Text for HTML, in elements and in quoted attributes alike. Control and formatting
 /// characters are first shown escaped, as on a terminal.
 enum HTMLText {
@@ -7,7 +9,7 @@ enum HTMLText {
     static func escape(_ text: String, limit: Int = .max) -> String {
         // Making a scalar visible never makes fewer: what follows the cut need not be looked at.
         let head = limit == .max ? text : String(text.unicodeScalars.prefix(limit + 1))
-        let shown = Terminal.visible(head).unicodeScalars
+        let shown = UntrustedText.visible(head).unicodeScalars
         let cut = shown.count > limit
         var html = ""
         for scalar in cut ? shown.prefix(max(limit - 1, 0)) : shown[...] {

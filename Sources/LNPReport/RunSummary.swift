@@ -1,3 +1,5 @@
+import LNPTools
+
 /// What a run did on the local network, in a few lines for stderr (`lnp-run --summary`):
 ///
 ///     lnp: 12 local-network operations: 10 allowed, 2 denied
@@ -48,6 +50,6 @@ public struct RunSummary: Sendable {
         if let transport = destination.destination.transport { details.append(transport) }
         if destination.tally.allowed > 0 { details.append("\(destination.tally.allowed) allowed") }
         if destination.tally.denied > 0 { details.append("\(destination.tally.denied) denied") }
-        return Terminal.visible(destination.destination.label + " (" + details.joined(separator: ", ") + ")")
+        return UntrustedText.visible(destination.destination.label + " (" + details.joined(separator: ", ") + ")")
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import LNPTools
 
 /// The report as text for a terminal: per program a heading with its totals, then one row
 /// per destination, most hits first. Times are local, to the second.
@@ -24,7 +25,7 @@ public struct TableFormat {
         if report.programs.isEmpty { return line("no operations to report") }
         for (index, program) in report.programs.enumerated() {
             if index > 0 { line("") }
-            line(Terminal.visible(program.program) + ": " + Self.totals(program))
+            line(UntrustedText.visible(program.program) + ": " + Self.totals(program))
             let rows = [columnNames] + program.destinations.map { $0.cells(formatter) }
             for text in Self.layout(rows) { line("  " + text) }
         }
@@ -85,30 +86,10 @@ extension DestinationReport {
         let how = ([destination.transport].compactMap { $0 } + operations).joined(separator: " ")
         // Times cut to the second, never rounded up past the operation.
         return [
-            Terminal.visible(label), Terminal.visible(how), destination.isLocal ? "local" : "not local",
+            UntrustedText.visible(label), UntrustedText.visible(how), destination.isLocal ? "local" : "not local",
             String(tally.allowed), String(tally.denied), String(app), String(user),
             formatter.string(from: AuditTime(seconds: first.seconds).date),
             formatter.string(from: AuditTime(seconds: last.seconds).date),
         ]
-    }
-}
-
-/// Text from the records (program paths, names) comes from the programs, untrusted: control
-/// and formatting characters are shown escaped, so that none can move the cursor, recolour
-/// the terminal or reorder what is shown.
-enum Terminal {
-    static func visible(_ text: String) -> String {
-        // Printable ASCII, as most names are, is shown as it is.
-        if text.utf8.allSatisfy({ (0x20...0x7e).contains($0) }) { return text }
-        var shown = ""
-        for scalar in text.unicodeScalars {
-            switch scalar.properties.generalCategory {
-            case .control, .format, .lineSeparator, .paragraphSeparator:
-                shown += "\\u{" + String(scalar.value, radix: 16) + "}"
-            default:
-                shown.unicodeScalars.append(scalar)
-            }
-        }
-        return shown
     }
 }

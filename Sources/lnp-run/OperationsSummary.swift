@@ -1,3 +1,5 @@
+import LNPTools
+
 /// What a run did on the local network, in a few lines for stderr (`lnp-run --summary`),
 /// counted as the records arrive:
 ///
@@ -67,7 +69,7 @@ struct OperationsSummary {
         if let transport = destination.key.transport { details.append(transport) }
         if destination.value.allowed > 0 { details.append("\(destination.value.allowed) allowed") }
         if destination.value.denied > 0 { details.append("\(destination.value.denied) denied") }
-        return visible(destination.key.label + " (" + details.joined(separator: ", ") + ")")
+        return UntrustedText.visible(destination.key.label + " (" + details.joined(separator: ", ") + ")")
     }
 
     /// The record's destination and decision, when it is a local operation and a record as
@@ -90,20 +92,5 @@ struct OperationsSummary {
         else { return nil }
         let domain = host ?? address ?? "\(transport ?? "other") socket"
         return (Destination(domain: domain, port: port, transport: transport), decision == "allow")
-    }
-
-    /// Text from the records comes from the programs, untrusted: control and formatting
-    /// characters are shown escaped, as `lnp report` shows them.
-    static func visible(_ text: String) -> String {
-        var shown = ""
-        for scalar in text.unicodeScalars {
-            switch scalar.properties.generalCategory {
-            case .control, .format, .lineSeparator, .paragraphSeparator:
-                shown += "\\u{" + String(scalar.value, radix: 16) + "}"
-            default:
-                shown.unicodeScalars.append(scalar)
-            }
-        }
-        return shown
     }
 }
