@@ -1,4 +1,4 @@
-/// One destination's operations as they are read, for `ReportBuilder` and `RunSummary`: counts,
+/// One destination's operations as they are read, for `ReportBuilder`: counts,
 /// first and last, and the addresses and operations seen, each with when it was first seen, so
 /// that the report lists them in time order however the records came. A report keeps one per
 /// program and destination — tens of thousands in a large audit — so it is kept small: times

@@ -7,9 +7,9 @@ import LNPTools
 ///     lnp: top destinations: 10.77.0.2:8080 (tcp, 8 allowed), printer.local (2 denied), and 1 more
 ///
 /// or `lnp: no local-network operations`. Only local operations count: other activity, when
-/// it was recorded, is not what lnp decides on. The lines are those of `lnp report`'s
-/// RunSummary (Sources/LNPReport), which lnp-run does not link (it would bring Foundation);
-/// Tests/LNPCoreTests/OperationsSummaryTests.swift holds the two to the same lines.
+/// it was recorded, is not what lnp decides on. lnp-run reads the records itself (it links no
+/// Foundation); Tests/LNPCoreTests/OperationsSummaryTests.swift holds it to counting the
+/// records `lnp report`'s reader reads.
 struct OperationsSummary {
     /// What the summary groups by: the name when known, else the address (else the kind of
     /// socket), the port and the transport.

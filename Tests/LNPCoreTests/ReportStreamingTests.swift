@@ -227,15 +227,4 @@ struct ReportStreamingTests {
         #expect(input.readAgain(entry: { second.append($0) }) == "it was replaced between the two readings")
         #expect(second.isEmpty)
     }
-
-    @Test func theRunSummaryCountsRecordsAsTheyCome() {
-        var summary = RunSummary()
-        #expect(summary.lines == ["lnp: no local-network operations"])
-        summary.add(auditEntry(0))
-        summary.add(auditEntry(1, decision: .deny))
-        #expect(summary.lines == [
-            "lnp: 2 local-network operations: 1 allowed, 1 denied",
-            "lnp: destinations: 10.77.0.2:8080 (tcp, 1 allowed, 1 denied)",
-        ])
-    }
 }

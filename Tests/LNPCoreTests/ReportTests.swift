@@ -177,33 +177,3 @@ struct TableFormatTests {
         #expect(TableFormat(timeZone: utc).lines(Report(entries: [])) == ["no operations to report"])
     }
 }
-
-@Suite("Run summary")
-struct RunSummaryTests {
-    @Test func countsAndTheBusiestLocalDestinations() {
-        var entries = (0..<8).map { auditEntry($0) }
-        entries += [resolveEntry(8, "printer.local", decision: .deny), resolveEntry(9, "printer.local", decision: .deny)]
-        entries += [auditEntry(10, op: "join", transport: "udp", address: "239.1.2.3", port: 0)]
-        entries += [auditEntry(11, op: "join", transport: "udp", address: "239.1.2.3", port: 0, decision: .deny)]
-        entries += [auditEntry(12, address: "203.0.113.5", port: 443, local: false)]
-        entries += [auditEntry(13, address: "10.77.0.9", port: 22, decision: .deny)]
-        #expect(RunSummary(entries: entries).lines == [
-            "lnp: 13 local-network operations: 9 allowed, 4 denied",
-            "lnp: top destinations: 10.77.0.2:8080 (tcp, 8 allowed), 239.1.2.3 (udp, 1 allowed, 1 denied), "
-                + "printer.local (2 denied), and 1 more",
-        ])
-        #expect(RunSummary(entries: entries, destinations: 5).lines[1] == "lnp: destinations: 10.77.0.2:8080 (tcp, 8 allowed), "
-            + "239.1.2.3 (udp, 1 allowed, 1 denied), printer.local (2 denied), 10.77.0.9:22 (tcp, 1 denied)")
-    }
-
-    @Test func oneOperation() {
-        #expect(RunSummary(entries: [auditEntry(0, decision: .deny)]).lines == [
-            "lnp: 1 local-network operation: 0 allowed, 1 denied", "lnp: destinations: 10.77.0.2:8080 (tcp, 1 denied)",
-        ])
-    }
-
-    @Test func noLocalOperations() {
-        #expect(RunSummary(entries: []).lines == ["lnp: no local-network operations"])
-        #expect(RunSummary(entries: [auditEntry(0, local: false)]).lines == ["lnp: no local-network operations"])
-    }
-}
