@@ -84,4 +84,24 @@ struct PlainArgumentsTests {
         #expect(PlainArguments.programStart(in: ["--audit=x", "--", "p"]) == 1)
         #expect(PlainArguments.programStart(in: ["--bogus", "p"]) == 1)
     }
+
+    /// The hand's two lists of options — those that take a value, where PROGRAM starts — are
+    /// ArgumentParser's, read from its help: an option added to lnp-run-arguments and not to
+    /// the hand would move where PROGRAM starts.
+    @Test func theHandKnowsEveryOptionArgumentParserKnows() throws {
+        let help = LNPRun.helpMessage(columns: 200)
+        var options: [(name: String, takesValue: Bool)] = []
+        for line in help.split(separator: "\n") where line.hasPrefix("  --") {
+            let words = line.split(separator: " ", omittingEmptySubsequences: true)
+            options.append((String(words[0]), words.count > 1 && words[1].hasPrefix("<")))
+        }
+        #expect(options.count >= 12, "\(help)")
+        let valid = ["--attribution": "user", "--prompt-timeout": "5"]
+        for (name, takesValue) in options where name != "--help" {
+            let line = takesValue ? [name, valid[name] ?? "x", "prog"] : [name, "prog"]
+            #expect(PlainArguments.programStart(in: line) == line.count - 1, "\(line)")
+            #expect(PlainArguments.parse(line)?.command == ["prog"], "the hand reads \(line)")
+        }
+    }
+
 }
