@@ -2,9 +2,10 @@
 import Glibc
 #endif
 
-/// Work on a thread of its own while lnp-run goes on, waited for once. Started only after
-/// the keeper is forked (RunKeeper.split needs a process without threads); the thread
-/// inherits the keeper's signal mask, so signals still reach the signalfd alone.
+/// Work on a thread of its own while lnp-run goes on, waited for once. Started only in the
+/// keeper, from its own thread (RunKeeper.split needs a process without threads, FreshThread
+/// says why the keeper's work is not on its main thread); the thread inherits the keeper's
+/// signal mask, so signals still reach the signalfd alone.
 final class BackgroundWork: @unchecked Sendable {
     private let body: () -> Void
     private var thread = pthread_t()

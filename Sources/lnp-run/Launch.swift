@@ -53,7 +53,15 @@ extension RunOptions {
         case .failure(.notExecutable(let what)): throw Failure("\(what): not an executable file", status: ExitStatus.notExecutable)
         }
         // From here on, the keeper (RunKeeper): the process the shell waits for only waits.
-        let statusChannel = try RunKeeper.split(signals: signals)
+        try RunKeeper.split(signals: signals) { statusChannel throws(Failure) in
+            try keep(program: program, arguments: arguments, errno: errno, bonjour: bonjour,
+                     signals: signals, statusChannel: statusChannel)
+        }
+    }
+
+    /// The keeper's part of the launch, on a thread of its own (RunKeeper.split).
+    private func keep(program: String, arguments: [String], errno: Int32, bonjour: BonjourDeclaration,
+                      signals: SignalIntake, statusChannel: StatusChannel) throws(Failure) -> Never {
         // Without --allow or --deny, the store is read on a thread of its own while the rest of
         // the start goes on (SQLite's open and query were a third of the keeper's work before
         // the program starts).

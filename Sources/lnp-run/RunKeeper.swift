@@ -14,23 +14,34 @@ import Glibc
 ///
 ///     shell ─▶ lnp-run (waits, passes signals on) ─▶ keeper ─▶ program ─▶ …
 enum RunKeeper {
-    /// Forks. In the keeper, returns the channel to send the program's status on; in the
-    /// process the shell waits for, never returns: it exits as the program did (or as the
-    /// keeper did, if it ended first — an error of lnp-run's own before the program ran).
-    /// Call before any thread exists: the keeper continues the launch alone.
-    static func split(signals: SignalIntake) throws(Failure) -> StatusChannel {
+    /// Forks, and never returns. The keeper runs `keeper` with the channel to send the
+    /// program's status on, on a thread of its own, and exits when it returns (with lnp-run's
+    /// status for an error it throws); the process the shell waits for exits as the program
+    /// did (or as the keeper did, if it ended first — an error of lnp-run's own before the
+    /// program ran). Call before any thread exists: the keeper continues the launch alone.
+    static func split(signals: SignalIntake,
+                      keeper: @escaping (StatusChannel) throws(Failure) -> Void) throws(Failure) -> Never {
         var ends: [Int32] = [0, 0]
         guard pipe(&ends) == 0 else { throw Failure("cannot start: pipe: \(String(cString: strerror(errno)))") }
         // Neither end may reach the program.
         for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
-        let keeper = fork()
-        guard keeper >= 0 else { throw Failure("cannot start: fork: \(String(cString: strerror(errno)))") }
-        if keeper == 0 {
+        let pid = fork()
+        guard pid >= 0 else { throw Failure("cannot start: fork: \(String(cString: strerror(errno)))") }
+        if pid == 0 {
             close(ends[0])
-            return StatusChannel(fd: ends[1])
+            let channel = StatusChannel(fd: ends[1])
+            FreshThread.continueOn {
+                do throws(Failure) {
+                    try keeper(channel)
+                } catch {
+                    Diagnostics.error(error.message)
+                    exit(error.status)
+                }
+                exit(0)
+            }
         }
         close(ends[1])
-        wait(for: keeper, statusFrom: ends[0], signals: signals)
+        wait(for: pid, statusFrom: ends[0], signals: signals)
     }
 
     /// The waiting process: signals sent to it go to the keeper (which passes them on to the
