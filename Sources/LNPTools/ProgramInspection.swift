@@ -57,10 +57,14 @@ public struct ProgramInspection: Equatable {
     public var warnings: [String] = []
     /// Why the file could not be inspected (kind `error`).
     public var error: String? = nil
+    /// A script's interpreter (or one further down its chain) that is not there: the script
+    /// cannot run here, so whether lnp could observe it does not arise.
+    public var missingInterpreter: String? = nil
 
-    /// nil when lnp cannot tell: the file is not an executable it knows, or could not be read.
+    /// nil when lnp cannot tell: the file is not an executable it knows, could not be read,
+    /// or cannot run (`missingInterpreter`).
     public var isObservable: Bool? {
-        kind == .other || kind == .error ? nil : obstacles.isEmpty
+        kind == .other || kind == .error || missingInterpreter != nil ? nil : obstacles.isEmpty
     }
 
     /// Whether lnp gates the program's Bonjour operations (nil: it links no Bonjour library):
@@ -75,6 +79,7 @@ public struct ProgramInspection: Equatable {
 
     public var reasons: [String] {
         if kind == .other { return ["not an executable lnp knows (neither ELF nor a #! script)"] }
+        if let missingInterpreter { return ["its interpreter \(missingInterpreter) is missing: it cannot run here"] }
         return obstacles.map(Self.describe)
     }
 
@@ -186,10 +191,14 @@ public struct ProgramInspection: Equatable {
         guard let program = header.program else {
             let name = header.arguments.first { !$0.hasPrefix("-") } ?? header.path
             interpreter = name
-            warnings.append("its interpreter \(name) is not in PATH: it cannot run here")
+            missingInterpreter = name + " (not in PATH)"
             return
         }
         interpreter = program
+        if access(program, F_OK) != 0 && errno == ENOENT {
+            missingInterpreter = program
+            return
+        }
         guard depth < Self.interpreterDepthLimit else {
             warnings.append("its interpreter \(program) is one script too many to follow")
             return
@@ -202,6 +211,7 @@ public struct ProgramInspection: Equatable {
             warnings.append("its interpreter \(program) is not an executable lnp knows")
         case .script:
             // What stops the chain further down concerns this script too.
+            missingInterpreter = runner.missingInterpreter
             obstacles += runner.obstacles.map { .interpreter(program, $0) }
             warnings += runner.warnings.map { "its interpreter \(program): \($0)" }
         case .dynamic, .static:

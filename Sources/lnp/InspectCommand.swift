@@ -62,7 +62,7 @@ struct InspectCommand: ParsableCommand {
         let main = Output.table(
             [["PATH", "KIND", "VERDICT", "REASONS"]]
                 + rows.map { row in
-                    let verdict = row.observable.map { $0 ? "observable" : "not observable" } ?? "-"
+                    let verdict = row.observable.map { $0 ? "observable" : "not observable" } ?? (row.runs ? "-" : "cannot run")
                     let reasons = row.error.map { "error: " + $0 } ?? row.reasons.joined(separator: "; ")
                     return [row.path, row.kind, verdict, reasons]
                 })
@@ -96,6 +96,8 @@ struct InspectionRow: Encodable, Equatable {
     var bonjour: [String]
     var bonjourGated: Bool?
     var observable: Bool?
+    /// false for a script whose interpreter is missing.
+    var runs: Bool
     var reasons: [String]
     var warnings: [String]
     var error: String?
@@ -117,6 +119,7 @@ struct InspectionRow: Encodable, Equatable {
         bonjour = inspection.bonjour
         bonjourGated = inspection.bonjourGated
         observable = inspection.isObservable
+        runs = inspection.missingInterpreter == nil
         reasons = inspection.reasons
         warnings = inspection.warnings
         error = inspection.error
@@ -160,6 +163,7 @@ struct InspectionRow: Encodable, Equatable {
         try container.encode(bonjour, forKey: .bonjour)
         try container.encode(bonjourGated, forKey: .bonjourGated)
         try container.encode(observable, forKey: .observable)
+        try container.encode(runs, forKey: .runs)
         try container.encode(reasons, forKey: .reasons)
         try container.encode(warnings, forKey: .warnings)
         try container.encode(error, forKey: .error)
@@ -167,6 +171,6 @@ struct InspectionRow: Encodable, Equatable {
 
     enum CodingKeys: String, CodingKey {
         case path, kind, interpreter, owner, group, setuid, setgid, fileCapabilities, go, buildID, architecture, needed,
-            imports, bonjour, bonjourGated, observable, reasons, warnings, error
+            imports, bonjour, bonjourGated, observable, runs, reasons, warnings, error
     }
 }

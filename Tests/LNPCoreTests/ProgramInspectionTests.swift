@@ -139,7 +139,17 @@ struct ProgramInspectionTests {
         try writeFile(directory + "/env-missing", Array("#!/usr/bin/env -S lnp-no-such-interpreter -x\n".utf8), mode: 0o755)
         let missing = ProgramInspection.inspect(path: directory + "/env-missing")
         #expect(missing.kind == .script && missing.interpreter == "lnp-no-such-interpreter")
-        #expect(missing.warnings == ["its interpreter lnp-no-such-interpreter is not in PATH: it cannot run here"])
+        #expect(missing.isObservable == nil && missing.warnings.isEmpty)
+        #expect(missing.reasons == ["its interpreter lnp-no-such-interpreter (not in PATH) is missing: it cannot run here"])
+
+        // Named by its path, and further down a chain.
+        try writeFile(directory + "/path-missing", Array("#!/nonexistent/lnp-interpreter\n".utf8), mode: 0o755)
+        let byPath = ProgramInspection.inspect(path: directory + "/path-missing")
+        #expect(byPath.isObservable == nil)
+        #expect(byPath.reasons == ["its interpreter /nonexistent/lnp-interpreter is missing: it cannot run here"])
+        try writeFile(directory + "/through-missing", Array("#!\(directory)/path-missing\n".utf8), mode: 0o755)
+        let chained = ProgramInspection.inspect(path: directory + "/through-missing")
+        #expect(chained.isObservable == nil && chained.missingInterpreter == "/nonexistent/lnp-interpreter")
     }
 
     @Test func interpreterChainsAreFollowedToALimit() throws {

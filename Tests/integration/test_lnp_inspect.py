@@ -11,7 +11,7 @@ from conftest import FIXTURES, require, run
 
 KEYS = {
     "path", "kind", "interpreter", "owner", "group", "setuid", "setgid", "fileCapabilities", "go", "buildID",
-    "architecture", "needed", "imports", "bonjour", "bonjourGated", "observable", "reasons", "warnings", "error",
+    "architecture", "needed", "imports", "bonjour", "bonjourGated", "observable", "runs", "reasons", "warnings", "error",
 }
 NOBODY = 65534
 
@@ -51,6 +51,7 @@ def specimens(fixtures, workdir):
     add("python-script", "#!/usr/bin/python3\nprint('hello')\n")
     add("env-script", "#!/usr/bin/env sh\necho hello\n")
     add("static-script", f"#!{directory / 'static'}\n")
+    add("orphan-script", "#!/nonexistent/lnp-interpreter\necho hello\n")
     # Run, it would leave a file behind: lnp inspect must never run what it inspects.
     add("runs-nothing", f"#!/bin/sh\ntouch {workdir / 'inspect-ran'}\n")
     add("truncated", probe[:100])
@@ -146,6 +147,22 @@ def test_scripts(build, specimens):
     assert blocked["reasons"] == [
         f"its interpreter {directory / 'static'}: static binary (the loader that applies LD_PRELOAD never runs)"
     ]
+    assert python["runs"] is True and blocked["runs"] is True
+
+
+def test_a_script_whose_interpreter_is_missing_cannot_run(build, specimens):
+    """Not "observable": the kernel cannot start it (ENOENT), so the question does not arise."""
+    _, paths = specimens
+    orphan = paths["orphan-script"]
+    assert run(["sh", "-c", str(orphan)]).returncode == 127, "the script runs after all"
+    status, rows = inspect_json(build, orphan)
+    assert status == 0
+    row = rows[str(orphan)]
+    assert (row["kind"], row["observable"], row["runs"]) == ("script", None, False)
+    assert row["reasons"] == ["its interpreter /nonexistent/lnp-interpreter is missing: it cannot run here"]
+    table = run([str(build.lnp), "inspect", str(orphan)]).stdout.splitlines()
+    assert re.split(r"  +", table[1], maxsplit=3)[1:] == [
+        "script", "cannot run", "its interpreter /nonexistent/lnp-interpreter is missing: it cannot run here"]
 
 
 def test_broken_and_unknown_files(build, specimens, workdir):
