@@ -5,6 +5,7 @@ import LNPTools
 ///
 ///     lnp: 12 local-network operations: 10 allowed, 2 denied
 ///     lnp: top destinations: 10.77.0.2:8080 (tcp, 8 allowed), printer.local (2 denied), and 1 more
+///          (all in 'lnp report /tmp/audit.jsonl')
 ///
 /// or `lnp: no local-network operations`. Only local operations count: other activity, when
 /// it was recorded, is not what lnp decides on. lnp-run reads the records itself (it links no
@@ -50,15 +51,17 @@ struct OperationsSummary {
         destinations[destination, default: Tally()].count(allowed: allowed)
     }
 
-    /// - Parameter limit: how many destinations to name at most, most operations first.
-    func lines(destinations limit: Int = 3) -> [String] {
+    /// - Parameters:
+    ///   - limit: how many destinations to name at most, most operations first.
+    ///   - whereAll: where the ones left out can be seen (`SummaryHint`), said after their count.
+    func lines(destinations limit: Int = 3, whereAll: String = SummaryHint.noAudit) -> [String] {
         guard tally.total > 0 else { return ["lnp: no local-network operations"] }
         let noun = tally.total == 1 ? "operation" : "operations"
         var lines = ["lnp: \(tally.total) local-network \(noun): \(tally.allowed) allowed, \(tally.denied) denied"]
         let ranked = destinations.sorted { $0.value.total != $1.value.total ? $0.value.total > $1.value.total : $0.key < $1.key }
         var named = ranked.prefix(max(limit, 1)).map(Self.describe)
         let unnamed = ranked.count - named.count
-        if unnamed > 0 { named.append("and \(unnamed) more") }
+        if unnamed > 0 { named.append("and \(unnamed) more (\(whereAll))") }
         lines.append("lnp: \(unnamed > 0 ? "top destinations" : "destinations"): " + named.joined(separator: ", "))
         return lines
     }
@@ -92,5 +95,20 @@ struct OperationsSummary {
         else { return nil }
         let domain = host ?? address ?? "\(transport ?? "other") socket"
         return (Destination(domain: domain, port: port, transport: transport), decision == "allow")
+    }
+}
+
+/// Where a summary's destinations left out can all be seen: in the run's audit, read by
+/// `lnp report`; without one, how to keep them next time.
+enum SummaryHint {
+    static let noAudit = "--audit FILE keeps them all for 'lnp report'"
+
+    static func of(_ destination: AuditDestination?) -> String {
+        guard let destination else { return noAudit }
+        switch destination.kind {
+        case .file: return "all in 'lnp report \(TerminalText.shown(destination.name))'"
+        case .stream: return "all in the audit sent to \(TerminalText.shown(destination.name))"
+        case .syslog: return "all in the system log: 'journalctl -t lnp -o cat | lnp report'"
+        }
     }
 }

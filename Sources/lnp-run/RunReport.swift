@@ -13,7 +13,7 @@ struct RunReport {
     var lines: [String] {
         var lines: [String] = []
         if summary, let operations = records.summary {
-            lines += operations.lines()
+            lines += operations.lines(whereAll: SummaryHint.of(records.destination))
             if !observability.isObservable {
                 lines.append("lnp: \(program) itself was not observed (\(observability.summary)); only what its children did is counted")
             }

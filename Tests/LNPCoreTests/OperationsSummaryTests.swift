@@ -2,6 +2,10 @@ import Testing
 @testable import LNPReport
 @testable import lnp_run
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// lnp-run's `--summary` counts the records itself (it links no Foundation, so not LNPReport's
 /// reader): the records it counts must be those the report's reader reads, and its lines say
 /// what they say.
@@ -46,7 +50,7 @@ struct OperationsSummaryTests {
         #expect(lnpRun.first == "lnp: 16 local-network operations: 9 allowed, 7 denied")
         // Busiest first, then in order of the name; names shown escaped, as every table shows them.
         #expect(lnpRun.last == "lnp: top destinations: printer.local:8080 (tcp, 8 allowed, 1 denied), 239.1.2.3 (udp, 1 denied), "
-            + "café.local:8080 (tcp, 1 denied), and 5 more")
+            + "café.local:8080 (tcp, 1 denied), and 5 more (--audit FILE keeps them all for 'lnp report')")
         let all = summary(lines, destinations: 20).last ?? ""
         #expect(all.hasPrefix("lnp: destinations: ") && !all.contains("and 5 more"))
         #expect(!all.unicodeScalars.contains { $0.value == 0x1b || $0.value == 0x202e }, "\(all)")
@@ -64,7 +68,7 @@ struct OperationsSummaryTests {
         #expect(summary(lines) == [
             "lnp: 13 local-network operations: 9 allowed, 4 denied",
             "lnp: top destinations: 10.77.0.2:8080 (tcp, 8 allowed), 239.1.2.3 (udp, 1 allowed, 1 denied), "
-                + "printer.local (2 denied), and 1 more",
+                + "printer.local (2 denied), and 1 more (--audit FILE keeps them all for 'lnp report')",
         ])
         #expect(summary(lines, destinations: 5)[1] == "lnp: destinations: 10.77.0.2:8080 (tcp, 8 allowed), "
             + "239.1.2.3 (udp, 1 allowed, 1 denied), printer.local (2 denied), 10.77.0.9:22 (tcp, 1 denied)")
@@ -109,5 +113,15 @@ struct OperationsSummaryTests {
         #expect(record.bool("e").required == true)
         #expect(record.string("absent").optional == .some(nil))
         #expect(record.string("absent").required == nil)
+    }
+
+    /// Those left out are where the run's audit is; without one, how to keep them next time.
+    @Test func theDestinationsLeftOutAreNamedWhereTheyAllAre() throws {
+        #expect(SummaryHint.of(nil) == "--audit FILE keeps them all for 'lnp report'")
+        let path = "/tmp/lnp-summary-hint-\(getpid())\n\u{1b}[2J.jsonl"
+        defer { unlink(path) }
+        let audit = try AuditDestination.open(path)
+        defer { close(audit.fd) }
+        #expect(SummaryHint.of(audit) == "all in 'lnp report /tmp/lnp-summary-hint-\(getpid())\\x0a\\x1b[2J.jsonl'")
     }
 }

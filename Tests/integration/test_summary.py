@@ -4,7 +4,7 @@ import os
 
 import pytest
 
-from conftest import json_lines
+from conftest import json_lines, run
 
 
 def summary_lines(result):
@@ -43,6 +43,18 @@ def test_only_this_run_is_counted_and_the_audit_file_keeps_everything(lan, fixtu
     assert [r["op"] for r in audit.records()] == ["connect", "sendto"]
 
 
+
+def test_the_destinations_left_out_are_where_the_audit_is(lan, fixtures, audit):
+    """Three are named; the others are counted, with where every one can be seen."""
+    script = "; ".join(f"{fixtures.probe} sendto 10.77.0.2 {port}" for port in range(9001, 9006))
+    result = lan.lnp_run(["--deny", "--summary"], ["sh", "-c", script])
+    assert summary_lines(result)[1].endswith(", and 2 more (--audit FILE keeps them all for 'lnp report')")
+    result = lan.lnp_run(["--deny", "--summary", "--audit", str(audit.path)], ["sh", "-c", script])
+    line = summary_lines(result)[1]
+    assert line.startswith("lnp: top destinations: 10.77.0.2:9001 (udp, 1 denied), ")
+    assert line.endswith(f", and 2 more (all in 'lnp report {audit.path}')")
+    report = run([str(lan.build.lnp), "report", str(audit.path)]).stdout
+    assert all(f"10.77.0.2:{port}" in report for port in range(9001, 9006)), report
 
 
 def test_an_unobserved_program_is_named(lan, fixtures):
