@@ -72,18 +72,21 @@ public final class DecisionStore: @unchecked Sendable {
     }
 
     /// Records `state` for the program (a new decision, or a changed one: its build-id and
-    /// time become these; when it was last used is kept).
-    public func record(_ state: ProgramState, for identity: ProgramIdentity, at seconds: Double = StoreClock.now())
-        throws(StoreFailure)
+    /// time become these). When it was last used is kept, or becomes this time when `used`:
+    /// an answer at the prompt is given as the program uses it.
+    public func record(_ state: ProgramState, for identity: ProgramIdentity, at seconds: Double = StoreClock.now(),
+                       used: Bool = false) throws(StoreFailure)
     {
         try writing { connection in
             try connection.run(
                 """
-                INSERT INTO decisions (path, build_id, state, decided_at) VALUES (?, ?, ?, ?)
+                INSERT INTO decisions (path, build_id, state, decided_at, last_used) VALUES (?, ?, ?, ?, ?)
                 ON CONFLICT (path) DO UPDATE SET
-                    build_id = excluded.build_id, state = excluded.state, decided_at = excluded.decided_at
+                    build_id = excluded.build_id, state = excluded.state, decided_at = excluded.decided_at,
+                    last_used = COALESCE(excluded.last_used, last_used)
                 """,
-                [.text(identity.path), identity.buildID.map { .text($0) } ?? .null, .text(state.rawValue), .real(seconds)])
+                [.text(identity.path), identity.buildID.map { .text($0) } ?? .null, .text(state.rawValue), .real(seconds),
+                 used ? .real(seconds) : .null])
         }
     }
 

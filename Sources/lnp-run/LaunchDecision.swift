@@ -75,10 +75,11 @@ struct LaunchDecision: Equatable {
         }
     }
 
-    /// Records the person's answer; what went wrong, if anything.
+    /// Records the person's answer, which the program uses as it is given ("last used" too,
+    /// for `lnp list`); what went wrong, if anything.
     static func remember(_ allow: Bool, for identity: ProgramIdentity, storePath: String = DecisionStore.defaultPath()) -> String? {
         do {
-            try DecisionStore.open(path: storePath, create: true)?.record(allow ? .allowed : .denied, for: identity)
+            try DecisionStore.open(path: storePath, create: true)?.record(allow ? .allowed : .denied, for: identity, used: true)
             return nil
         } catch {
             return error.description

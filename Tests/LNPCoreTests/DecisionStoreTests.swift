@@ -54,6 +54,18 @@ struct DecisionStoreTests {
         #expect(try store.decision(for: "/opt/tool")?.buildID == nil, "a build-id that is gone is forgotten")
     }
 
+    /// An answer at the prompt is used as it is given; `lnp allow` is not a use.
+    @Test func aDecisionRecordedAsUsedIsLastUsedThen() throws {
+        let (store, _) = try freshStore()
+        let answered = 1_790_000_000.0
+        try store.record(.allowed, for: identity("/opt/asked"), at: answered, used: true)
+        #expect(try store.decision(for: "/opt/asked")?.lastUsed == answered)
+        try store.record(.denied, for: identity("/opt/asked"), at: answered + 50)
+        #expect(try store.decision(for: "/opt/asked")?.lastUsed == answered, "kept by a decision that is not a use")
+        try store.record(.allowed, for: identity("/opt/asked"), at: answered + 90, used: true)
+        #expect(try store.decision(for: "/opt/asked")?.lastUsed == answered + 90)
+    }
+
     @Test func markUsedNeedsADecision() throws {
         let (store, _) = try freshStore()
         try store.markUsed("/usr/bin/nothing")

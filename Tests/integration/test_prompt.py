@@ -143,6 +143,8 @@ def test_allow_at_the_prompt_is_remembered(lan, state, audit, workdir):
     assert QUESTION not in out.read_text() + err.read_text()
     assert store_rows(state) == [(str(FIXTURES / "lan_client.py"), "allowed")]
     assert [r["because"] for r in audit.records()] == ["answered"]
+    listed = json.loads(run([str(lan.build.lnp), "list", "--json"], env=environment(state)).stdout)
+    assert listed[0]["lastUsed"] is not None, "used in the run it was answered in (lnp list's LAST USED)"
 
     again = client(lan, state, ["--audit", audit.path], program)
     assert again.returncode == 0, again.stderr
