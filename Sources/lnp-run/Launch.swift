@@ -122,9 +122,7 @@ extension RunOptions {
                 program: identity.path,
                 usage: usageDescription ?? ProgramLocator.environmentValue("LNP_USAGE_DESCRIPTION") ?? "",
                 timeoutSeconds: promptTimeout,
-                remember: { allow in LaunchDecision.remember(allow, for: identity) },
-                noTerminalMessage: "denied local-network access: \(TerminalText.shown(identity.path)) is undetermined and "
-                    + "there is no terminal to ask on; decide with 'lnp allow \(TerminalText.shown(identity.path))' (or 'lnp deny')")
+                remember: { allow in LaunchDecision.remember(allow, for: identity) })
         }
 
         _ = lnp_become_subreaper()

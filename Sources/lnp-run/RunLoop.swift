@@ -18,8 +18,15 @@ final class RunLoop {
         var timeoutSeconds: Int
         /// Records the answer; returns what went wrong, if anything.
         var remember: (Bool) -> String?
+
+        /// How to decide when no answer was given here.
+        var decideLater: String { "decide with 'lnp allow \(TerminalText.shown(program))' (or 'lnp deny')" }
+
         /// The one line for stderr when there is no terminal to ask on.
-        var noTerminalMessage: String
+        var noTerminalMessage: String {
+            "denied local-network access: \(TerminalText.shown(program)) is undetermined and there is no terminal to ask on; "
+                + decideLater
+        }
     }
 
     private let child: pid_t
@@ -98,10 +105,17 @@ final class RunLoop {
     }
 
     private var programEnded = false
+    /// The program's wait status, when it ended while the question was up: the question stays
+    /// until it is answered (for the program's next run), times out or is interrupted, and
+    /// then the run ends with this status.
+    private var endedWhileAsking: Int32? = nil
+    /// Whether the program has been waited for (its pid is free for another process).
+    private var reaped = false
 
     /// Runs until the program ends; returns its wait status.
     func run() -> Int32 {
         while true {
+            if let status = endedWhileAsking, terminal == nil { return ended(status) }  // answered since
             var fds = [pollfd(fd: signals.fd, events: Int16(POLLIN), revents: 0),
                        pollfd(fd: server.requests, events: Int16(POLLIN), revents: 0),
                        pollfd(fd: server.records, events: Int16(POLLIN), revents: 0)]
@@ -129,10 +143,9 @@ final class RunLoop {
             relay?.pump()
             if let status = handleSignals() {
                 takeRecords()  // those sent just before the program ended
-                finishAsking()
-                relay?.finish()
-                relay = nil
-                return status
+                guard let terminal else { return ended(status) }
+                endedWhileAsking = status
+                terminal.say("\r\n(the program has ended; your answer is remembered for its next run)\r\n")
             }
             if programEnded && !childrenLeft && (supervisor == nil || treeGone) { return 0 }
             acceptRequests()
@@ -142,10 +155,19 @@ final class RunLoop {
             checkDeadline()
         }
         // poll failed: answer whoever waits, and wait for the program plainly.
+        var status: Int32 = 0
+        if let endedWhileAsking { status = endedWhileAsking } else {
+            while waitpid(child, &status, 0) < 0 && errno == EINTR {}
+        }
+        return ended(status)
+    }
+
+    /// The program has ended (and any question after it): whoever waits is let go.
+    private func ended(_ status: Int32) -> Int32 {
+        endedWhileAsking = nil
         finishAsking()
         relay?.finish()
-        var status: Int32 = 0
-        while waitpid(child, &status, 0) < 0 && errno == EINTR {}
+        relay = nil
         return status
     }
 
@@ -158,6 +180,12 @@ final class RunLoop {
         var ended: Int32? = nil
         for info in signals.drain() {
             let number = Int32(info.ssi_signo)
+            // Once the program is reaped its pid may be another process's: nothing is passed on,
+            // and a signal that would have ended it withdraws a question left up.
+            if reaped {
+                if Self.ending.contains(number) && SignalOrigin.shouldForward(info) { withdrawQuestion() }
+                continue
+            }
             if SignalOrigin.shouldForward(info) { kill(child, number) }
             if number == SIGWINCH { relay?.resize() }
             if number == SIGCONT { relay?.resumed() }
@@ -167,7 +195,10 @@ final class RunLoop {
             let pid = waitpid(-1, &status, WNOHANG)
             if pid < 0 && errno == ECHILD { childrenLeft = false }
             if pid <= 0 { break }
-            if pid == child { ended = status }
+            if pid == child {
+                ended = status
+                reaped = true
+            }
         }
         return programEnded ? nil : ended
     }
@@ -375,7 +406,8 @@ final class RunLoop {
         case .unclear: terminal.say(question?.reminder() ?? "")
         case .interrupt:
             // Ctrl-C at the prompt: nothing is decided, and the program gets its Ctrl-C.
-            terminal.say("\r\n(interrupted: nothing decided)\r\n")
+            let later = endedWhileAsking != nil ? "; \(asking.decideLater)" : ""
+            terminal.say("\r\n(interrupted: nothing decided\(later))\r\n")
             answerHolders(state.interrupted())
             closeTerminal()
             relay?.type([0x03])
@@ -397,8 +429,19 @@ final class RunLoop {
 
     private func checkDeadline() {
         guard let terminal, Self.now() >= deadline, let asking else { return }
-        terminal.say("\r\nlnp: no answer in \(asking.timeoutSeconds) s; denied, and not remembered\r\n")
+        let later = endedWhileAsking != nil ? "; \(asking.decideLater)" : ""
+        terminal.say("\r\nlnp: no answer in \(asking.timeoutSeconds) s; denied, and not remembered\(later)\r\n")
         answerHolders(state.timedOut())
+        closeTerminal()
+    }
+
+    /// Signals that end a program: after it ended, they withdraw the question instead.
+    private static let ending: Set<Int32> = [SIGINT, SIGTERM, SIGHUP, SIGQUIT]
+
+    private func withdrawQuestion() {
+        guard let terminal, let asking else { return }
+        terminal.say("\r\n(interrupted: nothing decided; \(asking.decideLater))\r\n")
+        answerHolders(state.interrupted())
         closeTerminal()
     }
 
@@ -417,7 +460,7 @@ final class RunLoop {
     /// The program ended: a prompt still up is withdrawn, and whoever waits is let go.
     private func finishAsking() {
         if let terminal {
-            terminal.say("\r\n(the program ended; nothing decided)\r\n")
+            terminal.say("\r\n(the program ended; nothing decided; \(asking?.decideLater ?? ""))\r\n")
             closeTerminal()
         }
         for client in arriving.map(\.client) { close(client) }

@@ -215,6 +215,38 @@ def test_deny_while_asking_then_the_retry_succeeds(lan, state, audit, workdir):
     assert terminal.text.count(QUESTION) == 1
 
 
+def test_a_program_that_ends_while_asking_leaves_the_question_up_for_its_next_run(lan, state, audit, workdir):
+    """--deny-while-asking with a program that tries once: it fails and ends at once, and the
+    question stays until it is answered; the answer holds for the next run."""
+    program = lan_client("once", HOST, PORT)
+    terminal, out, _ = on_terminal(
+        lan, ["--deny-while-asking", "--audit", audit.path], program, state, redirect=workdir / "ended")
+    terminal.wait_for("your answer is remembered for its next run")
+    assert [a["errno"] for a in attempts(out.read_text())] == [errno.EHOSTUNREACH]
+    terminal.allow()
+    assert terminal.finish() == 0, "the program's status"
+    assert "allowed and remembered" in terminal.text
+    assert store_rows(state) == [(str(FIXTURES / "lan_client.py"), "allowed")]
+    again = client(lan, state, [], program)
+    assert attempts(again.stdout)[0]["errno"] == 0
+
+
+@pytest.mark.parametrize("how", ["ctrl-c", "sigterm"])
+def test_a_question_left_up_by_an_ended_program_is_withdrawn_with_a_hint(lan, state, workdir, how):
+    """Interrupted after the program ended: nothing is decided, and lnp-run says how to decide;
+    a signal is not passed on to a pid that may be another process's by now."""
+    program = lan_client("once", HOST, PORT)
+    terminal, _, _ = on_terminal(lan, ["--deny-while-asking"], program, state, redirect=workdir / f"withdrawn-{how}")
+    terminal.wait_for("your answer is remembered for its next run")
+    if how == "ctrl-c":
+        terminal.type("\x03")
+    else:
+        os.kill(terminal.pid, 15)  # sh execs lnp-run: the process the shell waits for passes it on
+    assert terminal.finish() == 0, "the program's status"
+    assert f"nothing decided; decide with 'lnp allow {FIXTURES / 'lan_client.py'}' (or 'lnp deny')" in terminal.text
+    assert store_rows(state) == []
+
+
 def test_many_processes_and_threads_one_prompt_one_record(lan, state, audit, workdir, fixtures):
     # 4 processes × 4 threads connect at once; all wait for the one answer.
     command = [fixtures.probe, "many", "4", "4", "1", HOST, PORT]
