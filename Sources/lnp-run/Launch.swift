@@ -49,8 +49,9 @@ extension RunOptions {
         let program: String
         switch ProgramLocator.locate(name) {
         case .success(let path): program = path
-        case .failure(.notFound(let what)): throw Failure("\(what): command not found", status: ExitStatus.notFound)
-        case .failure(.notExecutable(let what)): throw Failure("\(what): not an executable file", status: ExitStatus.notExecutable)
+        case .failure(let failure):
+            let problem = ProgramPathProblem(failure)
+            throw Failure(problem.message, status: problem.status)
         }
         // From here on, the keeper (RunKeeper): the process the shell waits for only waits.
         try RunKeeper.split(signals: signals) { statusChannel throws(Failure) in

@@ -51,9 +51,8 @@ struct Decide: ParsableArguments {
         var identities: [ProgramIdentity] = []
         for name in programs {
             let identity = ProgramIdentity.named(name)
-            var info = stat()
-            guard stat(identity.path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
-                throw Output.fail("no such program: \(name)")
+            if let problem = ProgramPathProblem.ofDecided(name, path: identity.path) {
+                throw Output.fail(problem.message, status: problem.status)
             }
             identities.append(identity)
         }

@@ -59,13 +59,17 @@ struct ResetCommand: ParsableCommand {
             if lines.isEmpty && !json { lines.append("no decided program has changed") }
         } else {
             let paths = programs.map { ProgramIdentity.named($0).path }
-            // Everything is checked before anything is reset.
-            for path in paths {
+            // Everything is checked before anything is reset. A decision for a program since
+            // removed is still reset; without one, a path that is not a program says why.
+            for (name, path) in zip(programs, paths) {
                 if try withStore({ () throws(StoreFailure) in try store?.decision(for: path) }) != nil { continue }
                 if let decision = try Decisions.administrator().decision(for: path) {
                     throw Output.fail(Decisions.refusal(path, decision))
                 }
-                throw Output.fail("\(path) has no decision to reset")
+                if let problem = ProgramPathProblem.ofDecided(name, path: path) {
+                    throw Output.fail(problem.message, status: problem.status)
+                }
+                throw Output.fail("\(UntrustedText.visible(path)) has no decision to reset")
             }
             for path in paths where try withStore({ () throws(StoreFailure) in try store?.reset(path) ?? false }) {
                 reset.append(path)

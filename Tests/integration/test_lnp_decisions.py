@@ -178,13 +178,38 @@ def test_a_binary_without_build_id_is_recorded_with_a_warning(user, programs):
     assert (row["BUILD-ID"], row["NOTE"]) == ("-", "")
 
 
-@pytest.mark.parametrize("command", ["allow", "deny"])
-def test_unknown_programs(user, programs, command, tmp_path):
+def shells_word(name, env):
+    """What bash says of running `name`, without its own prefix, and its status."""
+    result = subprocess.run(["bash", "-c", f"{name}"], capture_output=True, text=True, env=env)
+    return result.stderr.split("bash: line 1: ", 1)[-1].strip(), result.returncode
+
+
+@pytest.mark.parametrize("command", ["allow", "deny", "reset"])
+def test_a_path_that_is_no_program_is_judged_as_a_shell_judges_it(user, programs, build, command, tmp_path):
+    """lnp allow, deny, reset and lnp-run say what bash says of running it, with its status."""
     a = user.install(programs["a"], "real")
-    for name in ["/nonexistent/tool", "no-such-program-anywhere", str(tmp_path)]:
+    user("allow", a)
+    before = user.json("list")
+    names = ["/nonexistent/tool", "no-such-program-anywhere", str(tmp_path)]
+    for name in names:
+        expected, status = shells_word(name, user.env)
+        assert status in (126, 127) and expected.startswith(name + ": "), expected
         result = user(command, a, name)
-        assert (result.returncode, result.stdout, result.stderr) == (1, "", f"lnp: no such program: {name}\n")
-    assert not user.store.exists(), "nothing is recorded when one program is unknown"
+        assert (result.returncode, result.stdout, result.stderr) == (status, "", f"lnp: {expected}\n")
+        run_result = subprocess.run([str(build.lnp_run), "--deny", "--", name], capture_output=True, text=True,
+                                    env=user.env)
+        assert (run_result.returncode, run_result.stderr) == (status, f"lnp-run: {expected}\n")
+    assert user.json("list") == before, "nothing is recorded or reset when one program is unknown"
+
+
+def test_a_file_that_is_not_executable_is_decided_as_a_script(user, tmp_path):
+    """python3 tool.py is decided as tool.py, which need not be executable (lnp-run of the file
+    itself is refused as bash refuses it: test_lnp_run)."""
+    script = tmp_path / "tool.py"
+    script.write_text("print('hello')\n")
+    script.chmod(0o644)
+    assert user("allow", script).returncode == 0
+    assert [d["program"] for d in user.json("list")] == [str(script)]
 
 
 def test_bad_arguments(user):
@@ -207,7 +232,7 @@ def test_reset(user, programs):
     result = user("reset", a)
     assert (result.returncode, result.stdout, result.stderr) == (1, "", f"lnp: {a} has no decision to reset\n")
     result = user("reset", b, "/nowhere/else")
-    assert (result.returncode, result.stderr) == (1, "lnp: /nowhere/else has no decision to reset\n")
+    assert (result.returncode, result.stderr) == (127, "lnp: /nowhere/else: No such file or directory\n")
     assert [d["program"] for d in user.json("list")] == [str(b), str(c)], "nothing reset when one has no decision"
 
     # A removed program can still be reset by its path.

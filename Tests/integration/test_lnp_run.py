@@ -33,7 +33,7 @@ def test_program_is_looked_up_in_path(build, workdir):
 
 @pytest.mark.parametrize("arguments,status,message", [
     (["--deny", "--", "no-such-program-anywhere"], 127, "no-such-program-anywhere: command not found"),
-    (["--deny", "--", "/nonexistent/tool"], 127, "/nonexistent/tool: command not found"),
+    (["--deny", "--", "/nonexistent/tool"], 127, "/nonexistent/tool: No such file or directory"),
     (["--prompt-timeout", "0", "--", "true"], 125, "--prompt-timeout takes 1 to 86400 seconds"),
     (["--deny"], 125, "no PROGRAM to run"),
     (["--deny", "--errno", "EBOGUS", "--", "true"], 125, "unknown errno 'EBOGUS'"),
@@ -53,7 +53,7 @@ def test_a_file_that_is_not_executable_exits_126(build, workdir):
     plain.write_text("not a program\n")
     plain.chmod(0o644)
     result = lnp_run(build, "--deny", "--", plain)
-    assert (result.returncode, result.stderr) == (126, f"lnp-run: {plain}: not an executable file\n")
+    assert (result.returncode, result.stderr) == (126, f"lnp-run: {plain}: Permission denied\n")
     bad = workdir / "bad-format"
     bad.write_bytes(b"\x00\x01garbage")
     bad.chmod(0o755)
