@@ -1,5 +1,6 @@
 import ArgumentParser
 import lnp_run
+import LNPTools
 
 #if canImport(Glibc)
 import Glibc
@@ -52,7 +53,10 @@ public struct LNPRun: ParsableCommand {
         "While asking, fail operations at once with the errno (as Apple does) instead of holding them until the answer."))
     var denyWhileAsking = false
 
-    @Option(help: ArgumentHelp("How long the prompt waits for an answer before denying.", valueName: "SECONDS"))
+    // (unconditional: `--prompt-timeout -1` is a value out of range, which lnp-run names, not a
+    // missing value)
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("How long the prompt waits for an answer before denying.", valueName: "SECONDS"))
     var promptTimeout: Int = RunOptions.defaultPromptTimeout
 
     @Flag(help: ArgumentHelp(
@@ -127,8 +131,7 @@ public struct LNPRun: ParsableCommand {
                 print(fullMessage(for: error))
                 Glibc.exit(0)
             }
-            Diagnostics.error(message(for: error))
-            Diagnostics.note("see 'lnp-run --help'")
+            Diagnostics.error(OneLine.of(message(for: error)) + "; see 'lnp-run --help'")
             Glibc.exit(ExitStatus.ownError)
         }
     }

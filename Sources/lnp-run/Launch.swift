@@ -29,7 +29,9 @@ extension RunOptions {
         var arguments = command
         if arguments.first == "--" { arguments.removeFirst() }
         guard let name = arguments.first else { throw Failure("no PROGRAM to run; usage: lnp-run [options] -- PROGRAM [ARGS...]") }
-        guard promptTimeout > 0 && promptTimeout <= 86_400 else { throw Failure("--prompt-timeout takes 1 to 86400 seconds") }
+        guard promptTimeout > 0 && promptTimeout <= 86_400 else {
+            throw Failure("--prompt-timeout takes 1 to 86400 seconds, not \(promptTimeout)")
+        }
         if strict && preloadOnly { throw Failure("--strict and --preload-only cannot be given together: --strict needs the supervisor") }
         var errno = LaunchSettings.defaultErrno
         if let errnoName {

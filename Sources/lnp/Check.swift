@@ -25,7 +25,8 @@ struct Check: ParsableCommand {
         valueName: "INTERFACE"))
     var interface: String?
 
-    @Argument(help: ArgumentHelp("The addresses or .local names to check.", valueName: "ADDRESS"))
+    // (allUnrecognized: `-1` is an address to refuse by name, not an option to drop)
+    @Argument(parsing: .allUnrecognized, help: ArgumentHelp("The addresses or .local names to check.", valueName: "ADDRESS"))
     var targets: [String] = []
 
     struct Answer: Codable, Equatable {
@@ -38,6 +39,7 @@ struct Check: ParsableCommand {
     func validate() throws {
         if targets.isEmpty { throw ValidationError("give at least one address") }
         for target in targets {
+            if target.hasPrefix("--") { throw ValidationError("unknown option '\(target)'") }
             if case .failure(let failure) = CheckTarget.parse(target) { throw ValidationError(failure.description) }
         }
         if let interface, if_nametoindex(interface) == 0 { throw ValidationError("'\(interface)' names no interface here") }

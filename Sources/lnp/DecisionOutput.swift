@@ -142,8 +142,12 @@ enum Output {
 
     /// One line on stderr, then the exit status.
     static func fail(_ message: String, status: Int32 = 1) -> ExitCode {
-        FileHandle.standardError.write(Data("lnp: \(message)\n".utf8))
+        error(message)
         return ExitCode(status)
+    }
+
+    static func error(_ message: String) {
+        FileHandle.standardError.write(Data("lnp: \(message)\n".utf8))
     }
 
     static func fail(_ failure: StoreFailure) -> ExitCode {

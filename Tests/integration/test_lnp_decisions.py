@@ -212,6 +212,21 @@ def test_a_file_that_is_not_executable_is_decided_as_a_script(user, tmp_path):
     assert [d["program"] for d in user.json("list")] == [str(script)]
 
 
+@pytest.mark.parametrize("arguments,message", [
+    (["check", "-1"], "'-1' is not an IP address or a .local name"),
+    (["check"], "give at least one address"),
+    (["check", "--bogus", "10.0.0.1"], "unknown option '--bogus'"),
+    (["check", "--port", "70000", "10.0.0.1"], "the value '70000' is invalid for '--port <PORT>'"),
+    (["list", "--bogus"], "unknown option '--bogus'"),
+    (["report", "--format", "xml"], "the value 'xml' is invalid for '--format <FORMAT>'"),
+    (["bogus"], "unexpected argument 'bogus'"),
+])
+def test_every_mistake_is_one_line_naming_the_value(user, arguments, message):
+    result = user(*arguments)
+    assert result.returncode == 64, (arguments, result.stderr)
+    assert result.stderr.startswith(f"lnp: {message}") and result.stderr.count("\n") == 1, result.stderr
+
+
 def test_bad_arguments(user):
     for arguments in (["allow"], ["reset"], ["reset", "--all", "x"], ["reset", "--all", "--changed"]):
         result = user(*arguments)

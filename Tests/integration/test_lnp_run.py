@@ -34,7 +34,10 @@ def test_program_is_looked_up_in_path(build, workdir):
 @pytest.mark.parametrize("arguments,status,message", [
     (["--deny", "--", "no-such-program-anywhere"], 127, "no-such-program-anywhere: command not found"),
     (["--deny", "--", "/nonexistent/tool"], 127, "/nonexistent/tool: No such file or directory"),
-    (["--prompt-timeout", "0", "--", "true"], 125, "--prompt-timeout takes 1 to 86400 seconds"),
+    (["--prompt-timeout", "0", "--", "true"], 125, "--prompt-timeout takes 1 to 86400 seconds, not 0"),
+    (["--prompt-timeout", "-1", "--", "true"], 125, "--prompt-timeout takes 1 to 86400 seconds, not -1"),
+    (["--prompt-timeout=-5", "--", "true"], 125, "--prompt-timeout takes 1 to 86400 seconds, not -5"),
+    (["--errno"], 125, "missing value for '--errno <NAME>'; see 'lnp-run --help'"),
     (["--deny"], 125, "no PROGRAM to run"),
     (["--deny", "--errno", "EBOGUS", "--", "true"], 125, "unknown errno 'EBOGUS'"),
     (["--deny", "--attribution", "everyone", "--", "true"], 125, "everyone"),
@@ -45,7 +48,7 @@ def test_lnp_runs_own_errors(build, arguments, status, message):
     result = lnp_run(build, *arguments)
     assert result.returncode == status
     assert message in result.stderr
-    assert result.stderr.startswith("lnp-run: ")
+    assert result.stderr.startswith("lnp-run: ") and result.stderr.count("\n") == 1, result.stderr
 
 
 def test_a_file_that_is_not_executable_exits_126(build, workdir):
