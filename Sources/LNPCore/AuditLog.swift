@@ -4,7 +4,7 @@ import LNPSys
 /// system log. The program never writes the audit itself: a full disk, a slow reader or a
 /// file size limit never holds it up or ends it, and nothing in its environment can send its
 /// records elsewhere. A record that cannot be sent (lnp-run gone, no descriptor left, its
-/// queue full for a second) is counted, and the count goes with the next record that is, or
+/// queue full for five seconds) is counted, and the count goes with the next record that is, or
 /// alone when the process exits; lnp-run says how many were lost.
 enum AuditLog {
     /// Composes `record` after the datagram's header in `buffer`, and sends it. The record is

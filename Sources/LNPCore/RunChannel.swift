@@ -83,7 +83,9 @@ public enum RunChannel {
     }
 
     /// Sends one record to lnp-run `pid`. A full queue (lnp-run busy with many records at
-    /// once) is waited on for up to a second; whether the record went.
+    /// once) is waited on for up to five seconds; whether the record went. (The queue holds
+    /// `net.unix.max_dgram_qlen` records, 10 by default; a hundred threads recording at once
+    /// on a machine whose processors other work keeps busy kept it full for over a second.)
     public static func sendRecord(_ datagram: UnsafeRawBufferPointer, to pid: Int32) -> Bool {
         guard pid > 0, case .success(let fd) = openSocket(Int32(LNP_SOCK_DGRAM)) else { return false }
         defer { Sys.close(fd) }
@@ -109,7 +111,7 @@ public enum RunChannel {
             guard case .failure(let error) = sent, error.rawValue == Int32(LNP_EAGAIN) || error.rawValue == Int32(LNP_EINTR)
             else { return false }
             let elapsed = lnp_sys_half_seconds() - start  // (the wall clock: set back, it gives up)
-            if elapsed >= 3 || elapsed < 0 { return false }  // one to one and a half seconds
+            if elapsed >= 10 || elapsed < 0 { return false }  // four and a half to five seconds
             waitForRoom(fd)  // connected, so poll reports room in lnp-run's queue
         }
     }
