@@ -43,7 +43,13 @@ struct LaunchDecisionTests {
         #expect(LaunchDecision.remember(false, for: program, storePath: store) == nil)
         let launch = make()
         #expect((launch.policy, launch.basis, launch.asks, launch.remembered) == (.deny, .remembered, false, true))
-        #expect(launch.needsMarkingUsed)
+        #expect(!launch.needsMarkingUsed, "answered at the prompt, and so used, a moment ago")
+    }
+
+    /// A decision made with `lnp allow` or `deny` is not a use; a run under it is, noted once.
+    @Test func aRunUnderADecisionMadeBeforeIsNotedAsAUse() throws {
+        try DecisionStore.open(path: store, create: true)?.record(.allowed, for: program)
+        #expect(make().needsMarkingUsed)
         LaunchDecision.markUsed(program, storePath: store)
         #expect(!make().needsMarkingUsed, "used a moment ago")
     }
