@@ -32,12 +32,28 @@ public struct AuditEntry: Equatable, Sendable {
     /// False for ordinary network activity (recorded only when all activity is); records
     /// written before the field existed were all local.
     public var isLocal: Bool
+    /// Which layer decided, as lnp-run notes it: `preload` or `supervisor`.
+    public var by: String?
+    /// Records of the run lost before this one (lnp-run notes it on the first record it writes
+    /// after a loss).
+    public var lost: Lost?
+
+    /// `"lost":{"count":N,"because":"…"}`.
+    public struct Lost: Equatable, Sendable {
+        public var count: Int
+        public var because: String
+
+        public init(count: Int, because: String) {
+            self.count = count
+            self.because = because
+        }
+    }
 
     public init(
         time: AuditTime, pid: Int? = nil, program: String, exe: String? = nil, op: String, fd: Int? = nil,
         transport: String? = nil, address: String? = nil, port: Int? = nil, host: String? = nil,
         domains: [String] = [], reason: String? = nil, decision: Decision, because: String? = nil,
-        attribution: Attribution, isLocal: Bool = true
+        attribution: Attribution, isLocal: Bool = true, by: String? = nil, lost: Lost? = nil
     ) {
         self.time = time
         self.pid = pid
@@ -55,6 +71,8 @@ public struct AuditEntry: Equatable, Sendable {
         self.because = because
         self.attribution = attribution
         self.isLocal = isLocal
+        self.by = by
+        self.lost = lost
     }
 
     /// What the operation reached, or tried to: the name when known, else the address; for
@@ -109,8 +127,8 @@ public struct AuditLineError: Error, Equatable, Sendable, CustomStringConvertibl
 
     init(_ error: DecodingError) {
         switch error {
-        case .keyNotFound(let key, _):
-            message = "missing field \"\(key.stringValue)\""
+        case .keyNotFound(let key, let context):
+            message = "missing field \"\(Self.path(context.codingPath + [key]))\""
         case .valueNotFound(let type, let context):
             message = "\(Self.field(context)) is null, expected \(Self.kind(type))"
         case .typeMismatch(let type, let context):
@@ -130,12 +148,16 @@ public struct AuditLineError: Error, Equatable, Sendable, CustomStringConvertibl
     }
 
     private static func field(_ context: DecodingError.Context) -> String {
-        // `domains[2]` rather than `domains.Index 2`.
+        "field \"\(path(context.codingPath))\""
+    }
+
+    /// `domains[2]` rather than `domains.Index 2`; `lost.count`.
+    private static func path(_ keys: [any CodingKey]) -> String {
         var path = ""
-        for key in context.codingPath {
+        for key in keys {
             if let index = key.intValue { path += "[\(index)]" } else { path += (path.isEmpty ? "" : ".") + key.stringValue }
         }
-        return "field \"\(path)\""
+        return path
     }
 
     private static func kind(_ type: Any.Type) -> String {
@@ -144,6 +166,7 @@ public struct AuditLineError: Error, Equatable, Sendable, CustomStringConvertibl
         case is Int.Type, is Double.Type: return "a whole number"  // Double: see wholeNumber
         case is Bool.Type: return "true or false"
         case is [String].Type: return "a list"
+        case is AuditEntry.Lost.Type, is [String: Any].Type: return "an object"
         default: return "a \(type)"
         }
     }
@@ -152,7 +175,7 @@ public struct AuditLineError: Error, Equatable, Sendable, CustomStringConvertibl
 extension AuditEntry: Decodable {
     private enum Field: String, CodingKey {
         case time, pid, program, exe, op, fd, transport, address, port, host, domains, reason, decision, because,
-            attribution, local
+            attribution, local, by, lost
     }
 
     public init(from decoder: any Decoder) throws {
@@ -178,6 +201,8 @@ extension AuditEntry: Decodable {
         because = try record.decodeIfPresent(String.self, forKey: .because)
         attribution = try Self.word(Attribution.self, .attribution, in: record)
         isLocal = try record.decodeIfPresent(Bool.self, forKey: .local) ?? true
+        by = try record.decodeIfPresent(String.self, forKey: .by)
+        lost = try record.decodeIfPresent(Lost.self, forKey: .lost)
         if program.isEmpty {
             throw DecodingError.dataCorruptedError(forKey: .program, in: record, debugDescription: "empty")
         }
@@ -190,7 +215,7 @@ extension AuditEntry: Decodable {
 
     /// A whole number, read as a Double first: this JSONDecoder calls 80.5 for an Int
     /// "not valid JSON", without naming the field.
-    private static func wholeNumber(_ field: Field, in record: KeyedDecodingContainer<Field>) throws -> Int? {
+    fileprivate static func wholeNumber<Key: CodingKey>(_ field: Key, in record: KeyedDecodingContainer<Key>) throws -> Int? {
         guard let number = try record.decodeIfPresent(Double.self, forKey: field) else { return nil }
         guard number.rounded() == number, abs(number) < 1e15 else {
             throw DecodingError.typeMismatch(
@@ -210,6 +235,23 @@ extension AuditEntry: Decodable {
                 forKey: field, in: record, debugDescription: "expected \(allowed), found \(AuditLineError.quoted(text))")
         }
         return word
+    }
+}
+
+extension AuditEntry.Lost: Decodable {
+    private enum Field: String, CodingKey { case count, because }
+
+    public init(from decoder: any Decoder) throws {
+        let lost = try decoder.container(keyedBy: Field.self)
+        guard lost.contains(.count) else {
+            throw DecodingError.keyNotFound(Field.count, DecodingError.Context(codingPath: lost.codingPath, debugDescription: ""))
+        }
+        guard let count = try AuditEntry.wholeNumber(.count, in: lost) else {
+            throw DecodingError.valueNotFound(
+                Int.self, DecodingError.Context(codingPath: lost.codingPath + [Field.count], debugDescription: "null"))
+        }
+        self.count = count
+        because = try lost.decode(String.self, forKey: .because)
     }
 }
 

@@ -37,7 +37,8 @@ struct AuditLineScanner {
         var attribution: AuditEntry.Attribution?
         // Nil when absent or null, as the decoder's decodeIfPresent.
         var pid: Int?, exe: String?, fd: Int?, transport: String?, address: String?, port: Int?, host: String?
-        var domains: [String]?, reason: String?, because: String?, local: Bool?
+        var domains: [String]?, reason: String?, because: String?, local: Bool?, by: String?
+        var lost: AuditEntry.Lost?
         var seen: UInt32 = 0  // a bit per `Field` read, so that one given twice is noticed
         var others: [Range<Int>] = []  // where unknown keys are, to notice one given twice
         skipSpace()
@@ -83,6 +84,8 @@ struct AuditLineScanner {
                 else if text.elementsEqual("user".utf8) { attribution = .user }
                 else { return nil }
             case .local: guard let value = optionalBool() else { return nil }; local = value
+            case .by: guard let value = optionalString() else { return nil }; by = value
+            case .lost: guard let value = optionalLost() else { return nil }; lost = value
             case nil:
                 guard !others.contains(where: { bytes[$0].elementsEqual(key) }) else { return nil }
                 others.append(key.startIndex..<key.endIndex)
@@ -100,14 +103,14 @@ struct AuditLineScanner {
         return AuditEntry(
             time: time, pid: pid, program: program, exe: exe, op: op, fd: fd, transport: transport, address: address,
             port: port, host: host, domains: domains ?? [], reason: reason, decision: decision, because: because,
-            attribution: attribution, isLocal: local ?? true)
+            attribution: attribution, isLocal: local ?? true, by: by, lost: lost)
     }
 
     /// The record's fields, told apart by length and first letter (no two share both), then
     /// checked whole.
     private enum Field: UInt32 {
         case time, pid, program, exe, op, fd, transport, address, port, host, domains, reason, decision, because,
-            attribution, local
+            attribution, local, by, lost
 
         init?(_ key: Slice<UnsafeBufferPointer<UInt8>>) {
             guard let letter = key.first else { return nil }
@@ -129,6 +132,8 @@ struct AuditLineScanner {
             case (7, UInt8(ascii: "b")): field = .because
             case (11, UInt8(ascii: "a")): field = .attribution
             case (5, UInt8(ascii: "l")): field = .local
+            case (2, UInt8(ascii: "b")): field = .by
+            case (4, UInt8(ascii: "l")): field = .lost
             default: return nil
             }
             let matches = field.name.withUTF8Buffer { name in
@@ -156,6 +161,8 @@ struct AuditLineScanner {
             case .because: "because"
             case .attribution: "attribution"
             case .local: "local"
+            case .by: "by"
+            case .lost: "lost"
             }
         }
     }
@@ -335,6 +342,33 @@ struct AuditLineScanner {
         return nil
     }
 
+    /// lnp-run's note of records lost, `{"count":N,"because":"…"}` (its two keys once each,
+    /// in either order), or null.
+    private mutating func optionalLost() -> AuditEntry.Lost?? {
+        if take("null") { return .some(nil) }
+        guard take(UInt8(ascii: "{")) else { return nil }
+        var count: Int?, because: String?
+        repeat {
+            skipSpace()
+            guard let key = plainKey() else { return nil }
+            skipSpace()
+            guard take(UInt8(ascii: ":")) else { return nil }
+            skipSpace()
+            if key.elementsEqual("count".utf8) && count == nil {
+                guard let value = optionalWhole(), let value else { return nil }
+                count = value
+            } else if key.elementsEqual("because".utf8) && because == nil {
+                guard let value = string() else { return nil }
+                because = value
+            } else {
+                return nil
+            }
+            skipSpace()
+        } while take(UInt8(ascii: ","))
+        guard take(UInt8(ascii: "}")), let count, let because else { return nil }
+        return .some(AuditEntry.Lost(count: count, because: because))
+    }
+
     /// A list of strings, or null.
     private mutating func optionalStrings() -> [String]?? {
         if take("null") { return .some(nil) }
@@ -352,7 +386,7 @@ struct AuditLineScanner {
         }
     }
 
-    /// Steps over a value of a field a report does not read (lnp-run's `by`, `lost`), checking
+    /// Steps over a value of a field a report does not read (one added later), checking
     /// it is well-formed JSON; false for anything else, or nesting deeper than a record has.
     private mutating func skipValue(depth: Int) -> Bool {
         guard depth < 8, let byte = next else { return false }

@@ -49,6 +49,10 @@ private let unsure: [String] = {
     ]
     lines += [auditLine(["port": "80.0"]), auditLine(["port": "8e1"]), auditLine(["port": "0080"])]
     lines += [auditLine(["program": #""\ud800""#]), auditLine(["program": "\"a\tb\""])]
+    // lnp-run's note of lost records in any other form than its own
+    lines += [#"{}"#, #"{"count":1}"#, #"{"count":1.0,"because":"x"}"#, #"{"count":1,"because":"x","more":1}"#,
+              #"{"count":1,"count":2,"because":"x"}"#, #"{"count":1,"because":"x",}"#, "3", #""x""#]
+        .map { auditLine(["lost": $0]) }
     lines += [auditLine() + "x", "\u{feff}" + auditLine()]
     lines.append(auditLine().replacingOccurrences(of: "\"time\"", with: "\"ti\\u006de\""))
     lines += ["{}", "[]", "", "null"]
@@ -61,6 +65,14 @@ struct AuditLineScannerTests {
     func readsWhatLnpRunWritesAsTheDecoderDoes(line: String) throws {
         let quick = try #require(scanned(line), "the scanner reads lnp-run's lines itself")
         #expect(try decoded(line).get() == quick)
+    }
+
+    @Test func lnpRunsNotesAreReadAsTheDecoderReadsThem() throws {
+        let line = String(auditLine().dropLast()) + #","lost": { "because" : "x\"y" , "count" : 0 },"by":null}"#
+        let quick = try #require(scanned(line))
+        #expect(quick.lost == AuditEntry.Lost(count: 0, because: "x\"y") && quick.by == nil)
+        #expect(try decoded(line).get() == quick)
+        #expect(scanned(written[1])?.by == "preload")
     }
 
     @Test func fieldsInAnotherOrderAreTheSameRecord() throws {

@@ -28,6 +28,14 @@ struct AuditEntryTests {
         #expect(entry.domain == "printer.local")
     }
 
+    @Test func lnpRunsNotesAreRead() throws {
+        let entry = try AuditEntry.parse(line: Array(auditLine(["by": #""supervisor""#, "lost": #"{"count":2,"because":"the audit file could not be written: No space left on device"}"#]).utf8))
+        #expect(entry.by == "supervisor")
+        #expect(entry.lost == AuditEntry.Lost(count: 2, because: "the audit file could not be written: No space left on device"))
+        let plain = try AuditEntry.parse(line: Array(auditLine().utf8))
+        #expect(plain.by == nil && plain.lost == nil)
+    }
+
     @Test func aRecordWithoutTheLocalFieldIsLocal() throws {
         #expect(try AuditEntry.parse(line: Array(auditLine(removing: ["local"]).utf8)).isLocal)
         #expect(try !AuditEntry.parse(line: Array(auditLine(["local": "false"]).utf8)).isLocal)
@@ -74,6 +82,12 @@ struct AuditEntryTests {
         (auditLine(["time": "\"" + String(repeating: "9", count: 50) + "\""]),
          "field \"time\": not an RFC 3339 time: \"" + String(repeating: "9", count: 40) + "\"…"),
         (auditLine(["host": "null", "address": "null"]), "field \"address\": null, and the record has no other destination"),
+        (auditLine(["by": "1"]), "field \"by\" is not a string"),
+        (auditLine(["lost": "3"]), "field \"lost\" is not an object"),
+        (auditLine(["lost": "{}"]), "missing field \"lost.count\""),
+        (auditLine(["lost": #"{"count":2}"#]), "missing field \"lost.because\""),
+        (auditLine(["lost": #"{"count":2.5,"because":"x"}"#]), "field \"lost.count\" is not a whole number"),
+        (auditLine(["lost": #"{"count":null,"because":"x"}"#]), "field \"lost.count\" is null, expected a whole number"),
     ])
     func malformedLinesSayWhatIsWrong(line: String, expected: String) {
         #expect(problem(line) == expected)

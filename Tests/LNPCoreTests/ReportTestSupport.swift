@@ -26,7 +26,7 @@ func resolveEntry(_ offset: Int64, _ name: String, decision: AuditEntry.Decision
 }
 
 /// A line of an audit file as the preload writes it, with some fields' JSON replaced and
-/// some removed.
+/// some removed; `by` and `lost`, which lnp-run adds, only when given.
 func auditLine(_ replacing: [String: String] = [:], removing: Set<String> = []) -> String {
     let fields: [(String, String)] = [
         ("time", #""2026-11-21T10:00:00.123456Z""#), ("pid", "123"), ("program", #""/usr/bin/curl""#),
@@ -34,7 +34,7 @@ func auditLine(_ replacing: [String: String] = [:], removing: Set<String> = []) 
         ("address", #""10.77.0.2""#), ("port", "8080"), ("host", #""printer.local""#), ("domains", "[]"),
         ("reason", #""on-link 10.77.0.0/24 via c0""#), ("decision", #""deny""#), ("because", #""remembered""#),
         ("attribution", #""app""#), ("local", "true"),
-    ]
+    ] + ["by", "lost"].compactMap { key in replacing[key].map { (key, $0) } }
     let kept = fields.filter { !removing.contains($0.0) }.map { "\"\($0.0)\":" + (replacing[$0.0] ?? $0.1) }
     return "{" + kept.joined(separator: ",") + "}"
 }
