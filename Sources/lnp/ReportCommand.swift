@@ -14,7 +14,8 @@ struct ReportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "report", abstract: "Report what programs did on the network, from audit files.",
         discussion: """
-            Reads the files lnp-run --audit writes (standard input when none is given, or for -). \
+            Reads the files lnp-run --audit writes (standard input when none is given, or for -), or \
+            the system log's lines of them (lnp[PID]: @cee: {…}; other programs' lines are skipped). \
             The table shows, per program, each destination with its allowed and denied operations, \
             app- and user-initiated, first and last (local time). --format ndjson writes Apple's App \
             Privacy Report networkActivity records, of the allowed operations only (a denied one \
@@ -39,7 +40,7 @@ struct ReportCommand: ParsableCommand {
         "Only this program: its path, or the last part of it (curl). May be repeated.", valueName: "PATH-OR-NAME"))
     var program: [String] = []
 
-    @Argument(help: ArgumentHelp("Audit files; - or none for standard input.", valueName: "AUDIT-FILE"))
+    @Argument(help: ArgumentHelp("Audit files or system logs; - or none for standard input.", valueName: "AUDIT-FILE"))
     var files: [String] = []
 
     func validate() throws {
@@ -57,7 +58,11 @@ struct ReportCommand: ParsableCommand {
         let inputs = (files.isEmpty ? ["-"] : files).map(AuditInput.init(path:))
         for input in inputs {
             input.read(twice: format == .html, entry: { builder.add($0) }) { problem in
-                if problem.kind == .unreadableFile { unreadable = true } else { malformed = true }
+                switch problem.kind {
+                case .unreadableFile: unreadable = true
+                case .malformedLine: malformed = true
+                case .noRecords: break  // a note: the input was read
+                }
                 FileHandle.standardError.write(Data("lnp: \(problem)\n".utf8))
             }
         }
