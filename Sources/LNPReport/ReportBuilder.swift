@@ -2,21 +2,15 @@
 /// the programs and their destinations, never with the records, so `lnp report` takes about
 /// the same memory for a day's audit file as for a year's.
 public struct ReportBuilder {
-    public let filter: ReportFilter
+    public var filter: ReportFilter { selection.filter }
+    private var selection: RecordSelection
     private var programs: [String: ProgramTally] = [:]
-    /// Whether each program path seen is one `filter` names.
-    private var named: [String: Bool] = [:]
     private var count = 0
 
-    public init(filter: ReportFilter = ReportFilter()) { self.filter = filter }
+    public init(filter: ReportFilter = ReportFilter()) { selection = RecordSelection(filter) }
 
     public mutating func add(_ entry: AuditEntry) {
-        if let since = filter.since, entry.time < since { return }
-        if !filter.programs.isEmpty {
-            let included = named[entry.program] ?? filter.includes(entry)
-            named[entry.program] = included
-            guard included else { return }
-        }
+        guard selection.takes(entry) else { return }
         count += 1
         programs[entry.program, default: ProgramTally(entry)].add(entry, order: count)
     }

@@ -19,6 +19,12 @@ struct ReportOutput {
         if buffer.count >= Self.size { flush() }
     }
 
+    mutating func line(_ bytes: [UInt8]) {
+        buffer += bytes
+        buffer.append(0x0a)
+        if buffer.count >= Self.size { flush() }
+    }
+
     mutating func write(_ text: String) {
         buffer += text.utf8
         if buffer.count >= Self.size { flush() }
