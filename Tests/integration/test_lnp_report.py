@@ -1,5 +1,6 @@
 """`lnp report`: audit files made by real runs, reported as a table, as Apple's App Privacy
-Report records (NDJSON) and as an HTML page checked in headless Chromium."""
+Report records (NDJSON), as the records themselves (JSON, for scripts), and as an HTML page
+checked in headless Chromium."""
 
 import collections
 import html
@@ -20,6 +21,9 @@ from conftest import json_lines, require, run
 
 APPLE_KEYS = ["domain", "firstTimeStamp", "context", "timeStamp", "domainType", "initiatedType", "hits", "type",
               "domainOwner", "bundleID"]
+# The audit record's fields, in the order lnp-run writes them (`lost` only after a loss).
+RECORD_KEYS = ["time", "pid", "program", "exe", "op", "fd", "transport", "address", "port", "host", "domains", "reason",
+               "decision", "because", "attribution", "local", "by"]
 TABLE_COLUMNS = ["DESTINATION", "HOW", "NETWORK", "ALLOWED", "DENIED", "APP", "USER", "FIRST (UTC)", "LAST (UTC)"]
 
 
@@ -245,6 +249,147 @@ def test_standard_input(build, made):
     assert broken.stderr == f"lnp: <stdin>:{len(text.splitlines()) + 1}: not JSON\n"
 
 
+# --format json: the records themselves, one a line, for scripts.
+
+def test_json_is_the_audit_record_by_record(build, made):
+    result = lnp_report(build, "--format", "json", made.path)
+    assert (result.returncode, result.stderr) == (0, "")
+    lines = result.stdout.splitlines()
+    written = made.path.read_text().splitlines()
+    assert len(lines) == len(written) == len(made.records)
+    for line, audit_line, record in zip(lines, written, made.records):
+        pairs = json.loads(line, object_pairs_hook=list)
+        assert [key for key, _ in pairs] == RECORD_KEYS, line
+        assert dict(pairs) == record, line  # every field, in the order of the file
+        assert line == audit_line  # and as lnp-run wrote it
+    records = [json.loads(line) for line in lines]
+    denied = [r for r in records if r["decision"] == "deny"]
+    assert {(r["op"], r["because"]) for r in denied} == {("connect", "run-option"), ("resolve", "run-option")}
+    assert all(r["pid"] > 0 and r["exe"] == r["program"] for r in records)
+    # What a script does with it.
+    assert [r for r in records if r["decision"] == "deny"] == [r for r in made.records if r["decision"] == "deny"]
+    # --json, as the other commands spell it, is the same.
+    assert lnp_report(build, "--json", made.path).stdout == result.stdout
+    assert lnp_report(build, "--json", "--format", "json", made.path).stdout == result.stdout
+    both = lnp_report(build, "--json", "--format", "table", made.path)
+    assert (both.returncode, both.stdout) == (64, "")
+    assert "--json is --format json; it cannot go with --format table" in both.stderr
+
+
+def test_json_takes_since_and_program_as_the_other_formats_do(build, made):
+    def records(*options):
+        result = lnp_report(build, "--json", *options, made.path)
+        assert (result.returncode, result.stderr) == (0, "")
+        return [json.loads(line) for line in result.stdout.splitlines()]
+
+    later = [r for r in made.records if r["time"] >= made.boundary]
+    assert 0 < len(later) < len(made.records)
+    assert records("--since", made.boundary) == later
+    assert records("--program", "probe-b") == [r for r in made.records if r["program"] == made.other]
+    assert records("--program", made.probe, "--since", made.boundary) == [r for r in later if r["program"] == made.probe]
+    assert records("--since", "2999-01-01") == []
+
+
+def test_json_names_a_malformed_line_as_the_other_formats_do(build, made, workdir):
+    lines = made.path.read_text().splitlines()
+    broken = workdir / "report-broken-json.jsonl"
+    missing = json.dumps({k: v for k, v in made.records[0].items() if k != "program"})
+    broken.write_text("\n".join(lines[:3] + ["this is not json", "", missing] + lines[3:]) + "\n")
+    result = lnp_report(build, "--json", broken)
+    assert result.returncode == 1
+    assert result.stderr.splitlines() == [f"lnp: {broken}:4: not JSON", f'lnp: {broken}:6: missing field "program"']
+    assert result.stdout == lnp_report(build, "--json", made.path).stdout
+    assert lnp_report(build, broken).stderr == result.stderr
+
+
+def test_json_of_hostile_program_names_is_valid_json(build, lan, fixtures, workdir):
+    """A program whose path holds a tab, quotes, a backslash and terminal escapes, and an
+    executable whose path holds a newline and bytes that are not UTF-8 (a shell makes it, as
+    lnp-run's arguments must be UTF-8): their records come out as one line of valid JSON each,
+    with no control character left, saying the paths as the audit does."""
+    directory = workdir / "report-hostile"
+    directory.mkdir()
+    hostile = directory / 'tab\t "q" \\ \x1b[2J\x7f \x85 end'
+    shutil.copy(fixtures.probe, hostile)
+    not_utf8 = os.fsencode(directory) + b"/new\nline \xff\xfe"
+    shutil.copy(fixtures.probe, not_utf8)
+    path = workdir / "report-hostile.jsonl"
+    made_there = f"exec \"$(printf '{directory}/new\\nline \\377\\376')\" \"$@\""
+    for command in ([hostile], ["sh", "-c", made_there, "sh"]):
+        # bytes, not text: what the run says about a path need not be UTF-8
+        ran = subprocess.run(["ip", "netns", "exec", lan.client_ns, build.lnp_run, "--deny", "--audit", path, "--",
+                              *command, "connect", "tcp", "10.77.0.2", "8080"], capture_output=True, timeout=60)
+        assert ran.returncode == 0, ran.stderr
+    records = [json.loads(line) for line in path.read_bytes().splitlines()]
+    assert [(r["program"], r["exe"], r["decision"]) for r in records] == [
+        (str(hostile), str(hostile), "deny"), ("/usr/bin/sh", not_utf8.decode(errors="replace"), "deny")]
+
+    result = subprocess.run([build.lnp, "report", "--json", path], capture_output=True, timeout=60)
+    assert (result.returncode, result.stderr) == (0, b"")
+    lines = result.stdout.split(b"\n")
+    assert lines[-1] == b"" and len(lines) == 3
+    for line, record in zip(lines, records):
+        assert not any(byte < 0x20 or byte == 0x7f for byte in line), line
+        assert b"\xc2\x85" not in line  # a C1 control, escaped too
+        assert json.loads(line.decode("utf-8")) == record
+
+
+# The system log's form of the records (`--audit syslog`): read as they are, among other
+# programs' lines.
+
+OTHERS = ["Nov 21 05:09:20 host systemd[1]: Starting Daily apt upgrade and clean activities...",
+          "Nov 21 05:09:21 host kernel: [  12.345678] c0: link becomes ready",
+          'Nov 21 05:09:21 host other[77]: @cee: {"msg":"another program\'s structured message"}',
+          "Nov 21 05:09:21 host sshd[78]: user lnp: accepted"]
+
+
+def log_forms(made):
+    """The audit's records as each logger keeps them: the datagram lnp-run sends (a capture of
+    /dev/log), rsyslog's and syslog-ng's files, journalctl -o short-iso, journalctl -t lnp -o cat."""
+    lines = made.path.read_text().splitlines()
+    pids = [record["pid"] for record in made.records]
+    return {
+        "datagram": [f"<{12 if r['decision'] == 'deny' else 13}>Nov 21 05:09:22 lnp[{p}]: @cee: {line}"
+                     for r, p, line in zip(made.records, pids, lines)],
+        "rsyslog": [OTHERS[n % len(OTHERS)] + "\n" + f"Nov 21 05:09:22 host lnp[{p}]: @cee: {line}"
+                    for n, (p, line) in enumerate(zip(pids, lines))],
+        "short-iso": OTHERS + [f"2026-11-21T05:09:22+0000 host lnp[{p}]: @cee: {line}" for p, line in zip(pids, lines)],
+        "cat": [f"@cee: {line}" for line in lines],
+    }
+
+
+def test_json_reads_the_same_records_from_the_system_log(build, made, workdir):
+    expected = lnp_report(build, "--json", made.path).stdout
+    table = lnp_report(build, made.path).stdout
+    for form, lines in log_forms(made).items():
+        log = workdir / f"report-{form}.log"
+        log.write_text("\n".join(lines) + "\n")
+        result = lnp_report(build, "--json", log)
+        assert (result.returncode, result.stderr) == (0, ""), form
+        assert result.stdout == expected, form
+        assert lnp_report(build, log).stdout == table, form
+        assert lnp_report(build, "--json", input=log.read_text()).stdout == expected, form
+
+
+def test_a_log_names_lnps_lines_that_hold_no_record_and_only_those(build, made, workdir):
+    lines = made.path.read_text().splitlines()
+    log = workdir / "report-broken.log"
+    cut = "Nov 21 05:09:22 host lnp[42]: @cee: " + lines[1][:60]  # a logger's limit cut it
+    log.write_text("\n".join(OTHERS + [f"Nov 21 05:09:22 host lnp[42]: @cee: {lines[0]}", cut]
+                             + [f"Nov 21 05:09:22 host lnp[42]: @cee: {line}" for line in lines[1:]]) + "\n")
+    result = lnp_report(build, "--json", log)
+    assert result.returncode == 1
+    assert result.stderr == f"lnp: {log}:{len(OTHERS) + 2}: not JSON\n"
+    assert result.stdout == lnp_report(build, "--json", made.path).stdout
+
+    quiet = workdir / "report-quiet.log"
+    quiet.write_text("\n".join(OTHERS) + "\n")
+    result = lnp_report(build, quiet)
+    assert (result.returncode, result.stdout) == (0, "no operations to report\n")
+    assert result.stderr == (f"lnp: {quiet}: no records: none of its lines is an audit record or lnp's in a system "
+                             "log (lnp[PID]: @cee: {…})\n")
+
+
 def audit_record(program, address, second, decision="allow"):
     """A line as lnp-run writes one: a connect of `program` to `address`, `second`s after 10:00."""
     return json.dumps({
@@ -439,7 +584,7 @@ def sized_audits(workdir):
             for lines in MEMORY_LINES]
 
 
-@pytest.mark.parametrize("format", ["table", "ndjson", "html"])
+@pytest.mark.parametrize("format", ["table", "json", "ndjson", "html"])
 def test_memory_does_not_grow_with_the_records(build, sized_audits, format):
     (small_code, small), (large_code, large) = (
         peak_memory_kb([build.lnp, "report", "--format", format, audit]) for audit in sized_audits)
@@ -472,6 +617,17 @@ def test_a_large_audit_counts_every_record(build, large_audit):
     for (program, _, _), (count, _, _) in ndjson_groups(result.stdout).items():
         hits[program] += count
     assert hits == allowed
+
+
+def test_a_large_audit_comes_out_as_json_line_for_line(build, large_audit):
+    """Lines in lnp-run's form (scripts/audit-sample writes them so) come out as they went in;
+    and read as the system log's lines, the same."""
+    text = large_audit.read_text()
+    result = lnp_report(build, "--json", large_audit)
+    assert (result.returncode, result.stderr) == (0, "")
+    assert result.stdout == text
+    logged = "".join(f"Nov 21 05:09:22 host lnp[42]: @cee: {line}\n" for line in text.splitlines())
+    assert lnp_report(build, "--json", input=logged).stdout == text
 
 
 def test_the_page_of_a_large_audit_is_small_and_names_the_busiest(build, large_audit, workdir):

@@ -79,6 +79,34 @@ def test_each_record_is_one_structured_message(lan, fixtures, listener):
     assert denied["program"] == "/usr/bin/sh" and denied["exe"] == str(fixtures.probe)
 
 
+def test_lnp_report_reads_the_records_the_logger_received(lan, fixtures, listener, workdir):
+    """The datagrams lnp-run sent, kept one a line as a capture of /dev/log keeps them and as
+    rsyslog writes them to a file among other programs' lines: `lnp report --json` gives back
+    each record, field for field and byte for byte, the denial included."""
+    script = (f"{fixtures.probe} connect tcp 10.77.0.2 8080; {fixtures.probe} sendto 10.77.0.2 9999; "
+              f"{fixtures.probe} connect tcp 203.0.113.5 8080")
+    result = with_dev_log(lan, listener.path, [lan.build.lnp_run, "--deny", "--audit", "syslog", "--audit-all",
+                                               "--", "sh", "-c", script])
+    assert result.returncode == 0, result.stderr
+    messages = listener.messages()
+    assert len(messages) == 3, messages
+    matches = [HEADER.fullmatch(message) for message in messages]
+    records = [match.group(4) for match in matches]
+    assert [json.loads(r)["decision"] for r in records] == ["deny", "deny", "allow"]
+
+    captured = workdir / "syslog-captured.log"
+    captured.write_text("".join(message + "\n" for message in messages))
+    rsyslog = workdir / "syslog-rsyslog.log"
+    rsyslog.write_text("".join(f"Nov 21 05:09:20 host cron[9]: (root) CMD (run-parts /etc/cron.hourly)\n"
+                               f"{match.group(2)} host lnp[{match.group(3)}]: @cee: {match.group(4)}\n"
+                               for match in matches))
+    for log in (captured, rsyslog):
+        report = subprocess.run([lan.build.lnp, "report", "--json", log], capture_output=True, text=True, timeout=60)
+        assert (report.returncode, report.stderr) == (0, ""), log
+        assert report.stdout.splitlines() == records, log
+        assert [json.loads(line) for line in report.stdout.splitlines()] == [json.loads(r) for r in records]
+
+
 def test_an_allowed_operation_is_a_notice(lan, fixtures, listener):
     with_dev_log(lan, listener.path, [lan.build.lnp_run, "--allow", "--audit", "syslog", "--",
                                       fixtures.probe, "connect", "tcp", "10.77.0.2", "8080"])
