@@ -150,18 +150,20 @@ public struct Settings {
         }
     }
 
-    /// lnp-run's reply to `settings`: `ok`, the policy line, the program; nil otherwise
-    /// (`elsewhere`: the asker is not of lnp-run's own tree, or another lnp-run's nearer).
+    /// lnp-run's reply to `settings`: `ok`, the policy line, the program — the rest of the
+    /// reply, newlines and all (a path may hold them); nil otherwise (`elsewhere`: the asker is
+    /// not of lnp-run's own tree, or another lnp-run's nearer).
     public static func fromReply(_ reply: UnsafeBufferPointer<UInt8>) -> Settings? {
         var lines = InlineArray<3, Range<Int>>(repeating: 0..<0)
         var count = 0
         var start = 0
-        for index in 0...reply.count where count < 3 && (index == reply.count || reply[index] == UInt8(ascii: "\n")) {
+        for index in 0..<reply.count where count < 2 && reply[index] == UInt8(ascii: "\n") {
             lines[count] = start..<index
             count += 1
             start = index + 1
         }
-        guard count == 3, Bytes.equal(UnsafeBufferPointer(rebasing: reply[lines[0]]), "ok") else { return nil }
+        guard count == 2, Bytes.equal(UnsafeBufferPointer(rebasing: reply[lines[0]]), "ok") else { return nil }
+        lines[2] = start..<reply.count
         var settings = Settings()
         settings.readPolicy(UnsafeBufferPointer(rebasing: reply[lines[1]]))
         settings.program = UnsafeBufferPointer(rebasing: reply[lines[2]].prefix(Int(LNP_PATH_CAPACITY) - 1))

@@ -81,6 +81,15 @@ struct LaunchSettingsTests {
         #expect(program == "/bin/x y")
     }
 
+    /// A path may hold newlines: the program is the rest of the reply, whole.
+    @Test func aProgramWithNewlinesIsReadWhole() throws {
+        let launch = LaunchSettings(preload: "/p/liblnp.so", program: "/tmp/a\nallow\n", decision: .deny, errno: 113,
+                                    attribution: "app")
+        let (read, program) = try read(launch)
+        #expect(program == "/tmp/a\nallow\n")
+        #expect(read.decision == .deny)
+    }
+
     @Test(arguments: [RecordScope.none, .local, .all])
     func thePreloadReadsWhatIsRecorded(scope: RecordScope) throws {
         #expect(try read(settings(records: scope)).settings.records == scope)
