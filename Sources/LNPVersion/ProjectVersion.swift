@@ -3,8 +3,8 @@
 /// plugin at build time (`gitRevision`, in a file it writes).
 public enum ProjectVersion {
     public static let number = "0.1.0"
-    /// The short commit the build was made from (with "-dirty" for uncommitted changes), or
-    /// "unknown" for a build outside a git checkout.
+    /// The short commit the build was made from, or "unknown" for a build outside a git
+    /// checkout.
     public static let revision = gitRevision
 
     /// What `COMMAND --version` prints: `lnp-run 0.1.0 (git abc1234)`.
