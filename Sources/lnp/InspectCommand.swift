@@ -48,7 +48,7 @@ struct InspectCommand: ParsableCommand {
         if rows.contains(where: { $0.error != nil }) { throw ExitCode(1) }
     }
 
-    /// liblnp.so as lnp-run would find it (installed: ../lib/lnp/ from bin/lnp; in a build
+    /// liblnp.so as lnp-run would find it (installed: ../lib/lnp/ or ../lib/TRIPLET/lnp/ from bin/lnp; in a build
     /// directory: beside bin/); failing that, this program's own file, built for the same machine.
     static func preload() -> ELFFile? {
         guard let executable = PreloadLocator.currentExecutable() else { return nil }
