@@ -144,7 +144,7 @@ public struct LNPRun: ParsableCommand {
         switch word {
         case "-h", "--help": return helpMessage()
         case "--version": return configuration.version
-        case "--experimental-dump-help": return _dumpHelp()
+        case "--experimental-dump-help": return ToolDescription.withoutHelpSubcommand(_dumpHelp()) ?? _dumpHelp()
         default: return nil
         }
     }

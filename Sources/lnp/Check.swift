@@ -21,7 +21,7 @@ struct Check: ParsableCommand {
     var port: UInt16 = 0
 
     @Option(help: ArgumentHelp(
-        "Check as a socket that forces this output interface would reach each address (SO_BINDTODEVICE, IP_PKTINFO …).",
+        "Check as a socket that forces this output interface would reach each address (SO_BINDTODEVICE, IP_PKTINFO and the like).",
         valueName: "INTERFACE"))
     var interface: String?
 

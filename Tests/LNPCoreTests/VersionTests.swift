@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import LNPVersion
 @testable import lnp_run_arguments
@@ -20,6 +21,15 @@ struct VersionTests {
         #expect(LNPRun.answer(toRequest: "--help") == LNPRun.helpMessage())
         let dump = try #require(LNPRun.answer(toRequest: "--experimental-dump-help"))
         #expect(dump.contains("\"commandName\" : \"lnp-run\""), "\(dump.prefix(400))")
+        // ArgumentParser's description, without the help subcommand it adds; the rest as it was.
+        var original = try #require(JSONSerialization.jsonObject(with: Data(LNPRun._dumpHelp().utf8)) as? [String: Any])
+        var command = try #require(original["command"] as? [String: Any])
+        let added = try #require(command["subcommands"] as? [[String: Any]])
+        #expect(added.map { $0["commandName"] as? String } == ["help"])
+        command["subcommands"] = nil
+        original["command"] = command
+        let answered = try #require(JSONSerialization.jsonObject(with: Data(dump.utf8)) as? [String: Any])
+        #expect(NSDictionary(dictionary: answered).isEqual(to: original))
         #expect(LNPRun.answer(toRequest: "--deny") == nil)
         #expect(LNPRun.answer(toRequest: "--versions") == nil)
         #expect(try LNPRun.parsedByArgumentParser(["--deny", "--version"]).command == ["--version"])
