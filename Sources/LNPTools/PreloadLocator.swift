@@ -41,12 +41,14 @@ public enum PreloadLocator {
         guard let executable, executable.hasPrefix("/") else { return nil }
         let directory = PathText.directory(of: executable)
         let installed = PathText.directory(of: directory)
-        var candidates = [PathText.join(directory, name), PathText.join(installed, "lib/lnp", name)]
-        if let multiarchTriplet { candidates.append(PathText.join(installed, "lib", multiarchTriplet, "lnp", name)) }
-        for candidate in candidates where access(candidate, R_OK) == 0 {
-            return candidate
-        }
-        return nil
+        // Each place made only when the one before is not it: a build directory's run makes one.
+        let beside = PathText.join(directory, name)
+        if access(beside, R_OK) == 0 { return beside }
+        let inLib = PathText.join(installed, "lib/lnp", name)
+        if access(inLib, R_OK) == 0 { return inLib }
+        guard let multiarchTriplet else { return nil }
+        let inMultiarch = PathText.join(installed, "lib", multiarchTriplet, "lnp", name)
+        return access(inMultiarch, R_OK) == 0 ? inMultiarch : nil
     }
 
     /// This process's executable, with symbolic links resolved.
