@@ -14,6 +14,8 @@ public struct LNPRun: ParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "lnp-run",
         abstract: "Run a program under local network privacy.",
+        // (as the README writes it: `--` before PROGRAM keeps its options its own)
+        usage: "lnp-run [<options>] -- <PROGRAM> [<ARGS> ...]",
         discussion: """
             Every operation of PROGRAM, and of every child it starts, that would reach the local \
             network (an on-link host, a link-local, multicast or broadcast address, a .local name) \

@@ -69,6 +69,7 @@ def test_help(build):
     assert result.returncode == 0
     for option in ["--allow", "--deny", "--errno", "--audit", "--attribution"]:
         assert option in result.stdout
+    assert "USAGE: lnp-run [<options>] -- <PROGRAM> [<ARGS> ...]" in result.stdout, "as the README writes it"
 
 
 def test_a_command_line_left_to_argumentparser_runs_under_lnp_run_itself(build):
