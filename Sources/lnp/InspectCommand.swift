@@ -70,8 +70,8 @@ struct InspectCommand: ParsableCommand {
         for (row, line) in zip(rows, main.dropFirst()) {
             lines.append(line)
             let details = row.details
-            if !details.isEmpty { lines.append("    " + details.joined(separator: "; ")) }
-            lines += row.warnings.map { "    note: " + $0 }
+            if !details.isEmpty { lines.append("    " + UntrustedText.visible(details.joined(separator: "; "))) }
+            lines += row.warnings.map { "    note: " + UntrustedText.visible($0) }
         }
         return lines
     }
