@@ -6,6 +6,14 @@
 struct DestinationTally {
     private var denied = 0, app = 0, user = 0
     private var first: Int64, last: Int64
+    /// The causes of its denials (`because`).
+    private var causes = DenialCauseSet()
+    /// Why it is local (or not): the `reason` of its earliest record (the least, of records of
+    /// the same instant), so that the report is the same whatever order the records came in;
+    /// and whether other records gave other reasons.
+    private var reason: String?
+    private var reasonTime: Int64
+    private var otherReasons = false
     private var addresses = FirstSeen()
     private var operations = FirstSeen()
     /// Allowed operations, app- and user-initiated: what Apple's records count
@@ -33,15 +41,26 @@ struct DestinationTally {
         }
     }
 
-    init(_ entry: AuditEntry) {
+    init(_ entry: AuditEntry, reasons: inout ReasonTexts) {
         first = entry.time.microsecondsSinceEpoch
         last = first
+        reason = entry.reason.map { reasons.shared($0) }
+        reasonTime = first
     }
 
     /// `order`: the record's place in what was read, for records of the same instant.
     /// `domain`: the destination's (`Destination.domain`): an address that is the domain is not listed.
-    mutating func add(_ entry: AuditEntry, order: Int, domain: String) {
+    mutating func add(_ entry: AuditEntry, order: Int, domain: String, reasons: inout ReasonTexts) {
         let time = entry.time.microsecondsSinceEpoch
+        if entry.reason == reason {
+            reasonTime = min(reasonTime, time)
+        } else {
+            otherReasons = true
+            if time < reasonTime || (time == reasonTime && (entry.reason ?? "") < (reason ?? "")) {
+                reason = entry.reason.map { reasons.shared($0) }
+                reasonTime = time
+            }
+        }
         if let address = entry.address, address != domain { addresses.see(address, at: time, order: order) }
         operations.see(entry.op, at: time, order: order)
         if entry.attribution == .app { app += 1 } else { user += 1 }
@@ -51,6 +70,7 @@ struct DestinationTally {
             if entry.attribution == .app { allowedByApp.add(time) } else { allowedByUser.add(time) }
         } else {
             denied += 1
+            causes.insert(entry.because)
         }
     }
 
@@ -63,6 +83,9 @@ struct DestinationTally {
         report.user = user
         report.addresses = addresses.inOrder
         report.operations = operations.inOrder
+        report.deniedBecause = causes
+        report.reason = reason
+        report.otherReasons = otherReasons
         return report
     }
 }
@@ -117,5 +140,19 @@ extension AuditTime {
     init(microsecondsSinceEpoch value: Int64) {
         let seconds = value >= 0 ? value / 1_000_000 : (value - 999_999) / 1_000_000
         self.init(seconds: seconds, microseconds: Int32(value - seconds * 1_000_000))
+    }
+}
+
+/// The `reason` texts of a report's destinations, kept once each: a large audit has tens of
+/// thousands of destinations and a handful of reasons (`on-link 10.77.0.0/24 via c0`), each
+/// too long to be kept inside a String. Past `limit` texts, further ones are kept as they come.
+struct ReasonTexts {
+    private var texts: Set<String> = []
+    static let limit = 1024
+
+    mutating func shared(_ text: String) -> String {
+        if let kept = texts.firstIndex(of: text) { return texts[kept] }
+        if texts.count < Self.limit { texts.insert(text) }
+        return text
     }
 }

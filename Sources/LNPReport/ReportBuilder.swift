@@ -5,6 +5,7 @@ public struct ReportBuilder {
     public var filter: ReportFilter { selection.filter }
     private var selection: RecordSelection
     private var programs: [String: ProgramTally] = [:]
+    private var reasons = ReasonTexts()
     private var count = 0
 
     public init(filter: ReportFilter = ReportFilter()) { selection = RecordSelection(filter) }
@@ -12,7 +13,7 @@ public struct ReportBuilder {
     public mutating func add(_ entry: AuditEntry) {
         guard selection.takes(entry) else { return }
         count += 1
-        programs[entry.program, default: ProgramTally(entry)].add(entry, order: count)
+        programs[entry.program, default: ProgramTally(entry)].add(entry, order: count, reasons: &reasons)
     }
 
     /// The report of what was added: programs by path. The builder is left empty, so that
@@ -35,13 +36,20 @@ private struct ProgramTally {
         report = ProgramReport(program: entry.program, first: entry.time, last: entry.time)
     }
 
-    mutating func add(_ entry: AuditEntry, order: Int) {
+    mutating func add(_ entry: AuditEntry, order: Int, reasons: inout ReasonTexts) {
         if entry.isLocal { report.local.count(entry.decision) } else { report.nonLocal.count(entry.decision) }
+        if entry.decision == .deny { report.denials.add(entry.because) }
         if entry.attribution == .app { report.app += 1 } else { report.user += 1 }
         if entry.time < report.first { report.first = entry.time }
         if report.last < entry.time { report.last = entry.time }
         let destination = Destination(entry)
-        destinations[destination, default: DestinationTally(entry)].add(entry, order: order, domain: destination.domain)
+        if let at = destinations.index(forKey: destination) {
+            destinations.values[at].add(entry, order: order, domain: destination.domain, reasons: &reasons)
+        } else {
+            var tally = DestinationTally(entry, reasons: &reasons)
+            tally.add(entry, order: order, domain: destination.domain, reasons: &reasons)
+            destinations[destination] = tally
+        }
     }
 
     var finished: ProgramReport {

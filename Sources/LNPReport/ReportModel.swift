@@ -75,6 +75,12 @@ public struct DestinationReport: Equatable, Sendable {
     /// The operations, in the order first seen: `connect`, `sendto`, `resolve`, …
     public var operations: [String] = []
     public var tally = Tally()
+    /// What denied its denied operations (their `because`).
+    public var deniedBecause = DenialCauseSet()
+    /// Why it is local, or not (`on-link 10.77.0.0/24 via c0`): its earliest record's `reason`;
+    /// `otherReasons`: whether other records gave another.
+    public var reason: String?
+    public var otherReasons = false
     /// App-initiated and user-initiated operations.
     public var app = 0
     public var user = 0
@@ -109,6 +115,8 @@ public struct ProgramReport: Equatable, Sendable {
     public var local = Tally()
     /// Other network activity, recorded only when all activity is (and always allowed).
     public var nonLocal = Tally()
+    /// Why its denied operations were denied.
+    public var denials = DenialCounts()
     public var app = 0
     public var user = 0
     public var first: AuditTime

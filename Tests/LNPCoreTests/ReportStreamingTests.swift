@@ -10,7 +10,8 @@ import Glibc
 private let utc = TimeZone(identifier: "UTC")!
 
 /// Varied records in no particular order: several programs, names behind several addresses,
-/// records of the same instant, both initiations, denied and not local ones.
+/// records of the same instant, both initiations, denied and not local ones, with causes and
+/// reasons of several kinds (which a destination shows must not hang on the order).
 private func shuffledEntries(_ count: Int, seed: UInt64) -> [AuditEntry] {
     var random = SeededRandom(seed: seed)
     let programs = ["/usr/bin/curl", "/usr/bin/wget", "/opt/scan"]
@@ -19,23 +20,29 @@ private func shuffledEntries(_ count: Int, seed: UInt64) -> [AuditEntry] {
         let offset = Int64.random(in: 0..<40, using: &random)
         let attribution: AuditEntry.Attribution = Bool.random(using: &random) ? .app : .user
         let decision: AuditEntry.Decision = Int.random(in: 0..<4, using: &random) == 0 ? .deny : .allow
+        let causes: [String?] = decision == .deny ? ["remembered", "no-terminal", "some-new-word", nil] : ["remembered"]
+        let because = causes.randomElement(using: &random)!
+        let reason = ["on-link 10.77.0.0/24 via c0", "on-link 10.77.0.0/16 via c1", nil].randomElement(using: &random)!
         switch Int.random(in: 0..<4, using: &random) {
         case 0:
-            return resolveEntry(offset, "printer-\(Int.random(in: 0..<3, using: &random)).local", decision: decision)
+            var entry = resolveEntry(offset, "printer-\(Int.random(in: 0..<3, using: &random)).local", decision: decision)
+            entry.because = because
+            return entry
         case 1:
             return auditEntry(
                 offset, program: program, op: ["connect", "sendto"].randomElement(using: &random)!,
                 address: "10.77.0.\(Int.random(in: 1..<5, using: &random))", port: 8080,
-                host: "printer-\(Int.random(in: 0..<3, using: &random)).local", decision: decision,
-                attribution: attribution)
+                host: "printer-\(Int.random(in: 0..<3, using: &random)).local", decision: decision, because: because,
+                attribution: attribution, reason: reason)
         case 2:
             return auditEntry(
                 offset, program: program, address: "203.0.113.\(Int.random(in: 1..<3, using: &random))", port: 443,
-                local: false)
+                local: false, reason: "through a gateway (route 0.0.0.0/0)")
         default:
             return auditEntry(
                 offset, microseconds: Int32.random(in: 0..<2, using: &random) * 500_000, program: program,
-                port: [22, 8080, 9100].randomElement(using: &random)!, decision: decision, attribution: attribution)
+                port: [22, 8080, 9100].randomElement(using: &random)!, decision: decision, because: because,
+                attribution: attribution, reason: reason)
         }
     }
 }
@@ -54,6 +61,7 @@ private func reportFromSortedRecords(_ entries: [AuditEntry]) -> Report {
         var activities: [String: PrivacyReportActivity] = [:]
         for entry in records {
             if entry.isLocal { program.local.count(entry.decision) } else { program.nonLocal.count(entry.decision) }
+            if entry.decision == .deny { program.denials.add(entry.because) }
             if entry.attribution == .app { program.app += 1 } else { program.user += 1 }
             let destination = Destination(entry)
             if destinations[destination] == nil {
@@ -61,6 +69,7 @@ private func reportFromSortedRecords(_ entries: [AuditEntry]) -> Report {
                 order.append(destination)
             }
             var report = destinations[destination]!
+            if entry.decision == .deny { report.deniedBecause.insert(entry.because) }
             if let address = entry.address, address != destination.domain, !report.addresses.contains(address) {
                 report.addresses.append(address)
             }
@@ -81,6 +90,14 @@ private func reportFromSortedRecords(_ entries: [AuditEntry]) -> Report {
                     domain: entry.domain, firstTimeStamp: entry.time, timeStamp: entry.time, initiatedType: initiated,
                     hits: 1, bundleID: path)
             }
+        }
+        // A destination's reason: its earliest record's, the least of those of the same instant.
+        for destination in order {
+            let mine = records.filter { Destination($0) == destination }
+            let earliest = mine.map(\.time).min()!
+            let reasons = mine.filter { $0.time == earliest }.map { $0.reason ?? "" }
+            destinations[destination]!.reason = reasons.min() == "" ? nil : reasons.min()
+            destinations[destination]!.otherReasons = Set(mine.map(\.reason)).count > 1
         }
         program.destinations = order.map { destinations[$0]! }.sorted {
             $0.hits != $1.hits ? $0.hits > $1.hits : $0.destination < $1.destination
@@ -103,7 +120,8 @@ private func lines(_ entries: [AuditEntry]) -> String {
             "address": entry.address.map(JSONText.string) ?? "null", "port": entry.port.map(String.init) ?? "null",
             "host": entry.host.map(JSONText.string) ?? "null", "decision": "\"\(entry.decision.rawValue)\"",
             "attribution": "\"\(entry.attribution.rawValue)\"", "local": entry.isLocal ? "true" : "false",
-            "pid": "42", "reason": JSONText.string(entry.reason ?? ""), "because": JSONText.string(entry.because ?? ""),
+            "pid": "42", "reason": entry.reason.map(JSONText.string) ?? "null",
+            "because": entry.because.map(JSONText.string) ?? "null",
         ])
     }.joined(separator: "\n") + "\n"
 }

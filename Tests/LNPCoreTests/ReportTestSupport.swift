@@ -7,17 +7,19 @@ import LNPReport
 /// 2026-11-21T10:00:00Z.
 let reportEpoch: Int64 = 1_795_255_200
 
-/// An audit entry `offset` seconds after `reportEpoch`.
+/// An audit entry `offset` seconds after `reportEpoch`. `because`: `remembered` (`not-local`
+/// for one not local) unless given; `.some(nil)` for a record without one.
 func auditEntry(
     _ offset: Int64, microseconds: Int32 = 0, program: String = "/usr/bin/curl", op: String = "connect",
     transport: String? = "tcp", address: String? = "10.77.0.2", port: Int? = 8080, host: String? = nil,
-    decision: AuditEntry.Decision = .allow, attribution: AuditEntry.Attribution = .app, local: Bool = true
+    decision: AuditEntry.Decision = .allow, because: String?? = nil, attribution: AuditEntry.Attribution = .app,
+    local: Bool = true, reason: String? = "on-link 10.77.0.0/24 via c0"
 ) -> AuditEntry {
     AuditEntry(
         time: AuditTime(seconds: reportEpoch + offset, microseconds: microseconds), pid: 42, program: program,
         exe: program, op: op, fd: op == "resolve" ? nil : 3, transport: transport, address: address, port: port,
-        host: host, domains: [], reason: "on-link 10.77.0.0/24 via c0", decision: decision,
-        because: local ? "remembered" : "not-local", attribution: attribution, isLocal: local)
+        host: host, domains: [], reason: reason, decision: decision,
+        because: because ?? (local ? "remembered" : "not-local"), attribution: attribution, isLocal: local)
 }
 
 /// A name lookup, as the preload records one.
