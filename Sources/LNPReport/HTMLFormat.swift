@@ -1,22 +1,27 @@
 import Foundation
 
-/// The report as one self-contained HTML page (`--format html`): per program its totals, a
-/// timeline, a bar chart of destinations by hits, and a table.
+/// The report as one self-contained HTML page (`--format html`): a title naming the host and
+/// the records' span, an overview of all programs (`HTMLOverview`), then per program its
+/// totals, why it was denied, a timeline, a bar chart of destinations by hits, and a table.
 ///
 /// The page fetches nothing: styles, charts (SVG) and its one small script are inline, and
 /// its Content-Security-Policy forbids every fetch, so a page opened later, anywhere, tells
 /// no one it was opened. The policy allows only the inline style and scripts that carry the
 /// page's nonce, drawn at random per page: text from the records (program paths, names) is
 /// escaped, and even if some escaped badly it could not run. The last script marks the page
-/// `<body data-rendered="ok">` once every chart has been laid out, for tests to check.
+/// `<body data-rendered="ok">` once every chart has been laid out, with the page's laid-out
+/// size (`data-width`, `data-height`), for tests to check.
 public struct HTMLFormat {
     public let timeZone: TimeZone
     public let nonce: String
+    /// The machine the page says it was made on (`PageTitle`).
+    public let host: String
 
-    public init(timeZone: TimeZone = .current, nonce: String? = nil) {
+    public init(timeZone: TimeZone = .current, nonce: String? = nil, host: String? = nil) {
         self.timeZone = timeZone
         var random = SystemRandomNumberGenerator()
         self.nonce = nonce ?? (0..<2).map { _ in String(random.next() as UInt64, radix: 36) }.joined()
+        self.host = host ?? PageTitle.hostName()
     }
 
     /// The page of records already read: the report and its timelines in one go.
@@ -33,11 +38,56 @@ public struct HTMLFormat {
         Set(Self.busiestFirst(report.programs).prefix(PageLimits.sections).map(\.program))
     }
 
-    /// The page: the busiest programs each in a section of their own, as many as fit within
-    /// `PageLimits.bytes`, in path order; the others, if any, in a table at the end.
+    /// The page: its overview, then the busiest programs each in a section of their own, as
+    /// many as fit within `PageLimits.bytes`, in path order; the others, if any, in a table
+    /// at the end.
     public func page(_ report: Report, timelines: Timelines) -> String {
-        let formatter = timeFormatter(for: report)
-        let head = """
+        let head = self.head(report)
+        let foot = "<script nonce=\"\(nonce)\">\(Self.doneScript)</script>\n</body>\n</html>\n"
+        let busiest = Self.busiestFirst(report.programs)
+        let candidates = timelinePrograms(report)
+        let ranks = Dictionary(uniqueKeysWithValues: busiest.enumerated().map { ($1.program, $0) })
+        let oneDay = oneDay(report)
+        // The overview as it is when every candidate has a section: the largest it can be.
+        let linked = ranks.filter { candidates.contains($0.key) }
+        var overview = HTMLOverview(programs: busiest, sections: linked).html
+        let overviewBound = overview.utf8.count
+
+        // Sections, busiest program first, while they fit.
+        var room = PageLimits.bytes - head.utf8.count - overviewBound - Self.legend.utf8.count - foot.utf8.count
+            - PageLimits.summaryBytes - PageLimits.othersBytes
+        var sections: [String: String] = [:]
+        for (index, program) in busiest.enumerated() where candidates.contains(program.program) {
+            let html = section(program, index: index, timeline: timelines[program.program], oneDay: oneDay)
+            guard html.utf8.count <= room else { continue }
+            sections[program.program] = html
+            room -= html.utf8.count
+        }
+        let others = busiest.filter { sections[$0.program] == nil }
+
+        var html = head
+        html += summary(report, shown: sections.count, others: others.count, unread: timelines.unread)
+        if !report.programs.isEmpty {
+            // Linking only to the sections there are.
+            if sections.count < linked.count {
+                overview = HTMLOverview(programs: busiest, sections: ranks.filter { sections[$0.key] != nil }).html
+            }
+            html += overview + Self.legend
+        }
+        for program in report.programs {
+            if let section = sections[program.program] { html += section }
+        }
+        if !others.isEmpty { html += otherPrograms(others) }
+        return html + foot
+    }
+
+    /// Up to the overview: the title, naming the host and the records' span, and the heading.
+    private func head(_ report: Report) -> String {
+        var title = "lnp report — \(host)"
+        if let first = report.programs.map(\.first).min(), let last = report.programs.map(\.last).max() {
+            title += ", " + PageTitle.span(from: first, to: last, zone: timeZone)
+        }
+        return """
             <!DOCTYPE html>
             <html lang="en">
             <head>
@@ -45,7 +95,7 @@ public struct HTMLFormat {
             <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'nonce-\(nonce)'; \
             script-src 'nonce-\(nonce)'; base-uri 'none'; form-action 'none'">
             <meta name="viewport" content="width=device-width, initial-scale=1">
-            <title>lnp report</title>
+            <title>\(HTMLText.escape(title, limit: PageLimits.recordText))</title>
             <style nonce="\(nonce)">\(Self.style)</style>
             </head>
             <body>
@@ -53,46 +103,54 @@ public struct HTMLFormat {
             <h1>Local network activity</h1>
 
             """
-        let foot = "<script nonce=\"\(nonce)\">\(Self.doneScript)</script>\n</body>\n</html>\n"
+    }
 
-        // Sections, busiest program first, while they fit.
-        var room = PageLimits.bytes - head.utf8.count - Self.legend.utf8.count - foot.utf8.count
-            - PageLimits.overviewBytes - PageLimits.othersBytes
-        var sections: [String: String] = [:]
-        let candidates = timelinePrograms(report)
-        for (index, program) in Self.busiestFirst(report.programs).enumerated() where candidates.contains(program.program) {
-            let html = section(program, index: index, timeline: timelines[program.program], formatter: formatter)
-            guard html.utf8.count <= room else { continue }
-            sections[program.program] = html
-            room -= html.utf8.count
+    /// What the records cover, where the report was made, and what the page leaves out.
+    private func summary(_ report: Report, shown: Int, others: Int, unread: [String]) -> String {
+        guard let first = report.programs.map(\.first).min(), let last = report.programs.map(\.last).max() else {
+            return "<p class=\"meta\">Made on \(HTMLText.escape(host, limit: 64)).</p>\n<p>No operations to report.</p>\n"
         }
-        let others = Self.busiestFirst(report.programs.filter { sections[$0.program] == nil })
-
-        var html = head
-        var meta = overview(report)
-        if !others.isEmpty {
-            meta += " The busiest \(sections.count) are shown in full; the other \(others.count) are listed at the end."
-        }
-        for unread in timelines.unread { meta += " No timeline for the programs read from \(unread)." }
-        html += "<p class=\"meta\">\(HTMLText.escape(meta, limit: PageLimits.overviewBytes / 8)) "
-            + "Times are \(HTMLText.escape(zoneName)).</p>\n"
-        html += Self.legend
+        var local = Tally(), nonLocal = 0
         for program in report.programs {
-            if let section = sections[program.program] { html += section }
+            local.allowed += program.local.allowed
+            local.denied += program.local.denied
+            nonLocal += program.nonLocal.total
         }
-        if !others.isEmpty { html += otherPrograms(others) }
-        if report.programs.isEmpty { html += "<p>No operations to report.</p>\n" }
-        return html + foot
+        let count = report.programs.count
+        var meta = "Records of \(PageTitle.span(from: first, to: last, zone: timeZone)), "
+        meta += "reported on \(host) (the machine lnp report ran on: records do not name the one they were made on). "
+        meta += "\(count) program\(count == 1 ? "" : "s"), \(local.total) local-network operation"
+        meta += "\(local.total == 1 ? "" : "s"): \(local.allowed) allowed, \(local.denied) denied"
+        meta += nonLocal > 0 ? "; \(nonLocal) not local." : "."
+        if others > 0 {
+            meta += " The busiest \(shown) are shown in full; the other \(others) are listed at the end."
+        }
+        for input in unread { meta += " No timeline for the programs read from \(input)." }
+        return "<p class=\"meta\">\(HTMLText.escape(meta, limit: PageLimits.summaryBytes / 8)) "
+            + "Times are \(HTMLText.escape(zoneName)).</p>\n"
     }
 
     static func busiestFirst(_ programs: [ProgramReport]) -> [ProgramReport] {
         programs.sorted { $0.operations != $1.operations ? $0.operations > $1.operations : $0.program < $1.program }
     }
 
-    private func section(_ program: ProgramReport, index: Int, timeline: Timeline?, formatter: DateFormatter) -> String {
-        let charts = SVGCharts(program: program, timeline: timeline, index: index, formatter: formatter)
-        var html = "<section class=\"program\">\n<h2>\(HTMLText.escape(program.program, limit: PageLimits.programName))</h2>\n"
+    /// Whether the records are all of one day, which the summary names: the tables give times alone.
+    private func oneDay(_ report: Report) -> Bool {
+        guard let first = report.programs.map(\.first).min(), let last = report.programs.map(\.last).max() else {
+            return true
+        }
+        return LocalTime(first, in: timeZone).isSameDay(as: LocalTime(last, in: timeZone))
+    }
+
+    private func section(_ program: ProgramReport, index: Int, timeline: Timeline?, oneDay: Bool) -> String {
+        let charts = SVGCharts(program: program, timeline: timeline, index: index, zone: timeZone)
+        var html = "<section class=\"program\" id=\"\(HTMLOverview.anchor(index))\">\n"
+        html += "<h2>\(HTMLText.escape(program.program, limit: PageLimits.programName))</h2>\n"
         html += "<p>\(HTMLText.escape(TableFormat.totals(program))).</p>\n"
+        if program.denials.total > 0 {
+            let causes = HTMLOverview.causes(program.denials, most: .max)
+            html += "<p class=\"why\">Why denied: \(causes) (the overview says what each means).</p>\n"
+        }
         let (timelineSVG, step) = charts.timelineChart()
         if !timelineSVG.isEmpty {
             let caption = "Operations over time" + (step.map { ", a mark for each \(Self.duration($0))" } ?? "")
@@ -100,7 +158,7 @@ public struct HTMLFormat {
         }
         let listed = Self.listed(program)
         html += "<figure><figcaption>Destinations by hits</figcaption>\(charts.bars(listed: listed))</figure>\n"
-        html += table(program, listed: listed)
+        html += table(program, listed: listed, oneDay: oneDay)
         return html + "</section>\n"
     }
 
@@ -109,21 +167,37 @@ public struct HTMLFormat {
         PageLimits.ownRows(of: program.destinations.count, rows: PageLimits.tableRows)
     }
 
-    private func table(_ program: ProgramReport, listed: Int) -> String {
+    /// The table's columns: the text table's, with why each destination's operations were
+    /// denied, and why it is local, in the network column.
+    private func table(_ program: ProgramReport, listed: Int, oneDay: Bool) -> String {
         let rows = TableFormat(timeZone: timeZone)
-        var html = "<table>\n<thead><tr>"
-        for name in rows.columnNames { html += "<th>\(HTMLText.escape(name))</th>" }
+        var names = rows.columnNames
+        names.insert("DENIED BECAUSE", at: Self.becauseColumn)
+        var html = "<table class=\"destinations\">\n<thead><tr>"
+        for name in names { html += "<th>\(HTMLText.escape(name))</th>" }
         html += "</tr></thead>\n<tbody>\n"
-        func row(_ cells: [String], denied: Bool) {
+        func row(_ cells: [String], causes: DenialCauseSet, denied: Bool) {
+            var cells = cells
+            if oneDay { cells[7...8] = cells[7...8].map { String($0.split(separator: " ").last ?? "") }[...] }
+            let name = HTMLText.escapeBreakable(cells[0], limit: PageLimits.recordText)
+            cells = cells.map { HTMLText.escape($0, limit: PageLimits.recordText) }
+            cells[0] = name
+            cells.insert(HTMLOverview.causes(causes), at: Self.becauseColumn)
             html += denied ? "<tr class=\"denied\">" : "<tr>"
             for (column, cell) in cells.enumerated() {
-                html += TableFormat.countColumns.contains(column) ? "<td class=\"count\">" : "<td>"
-                html += HTMLText.escape(cell, limit: PageLimits.recordText) + "</td>"
+                html += Self.countColumns.contains(column) ? "<td class=\"count\">"
+                    : column == 0 ? "<td class=\"destination\">" : column >= 8 ? "<td class=\"when\">"
+                    : Self.wrappedColumns.contains(column) ? "<td class=\"wrap\">" : "<td>"
+                html += cell + "</td>"
             }
             html += "</tr>\n"
         }
         for destination in program.destinations.prefix(listed) {
-            row(rows.cells(destination), denied: destination.tally.denied > 0)
+            var cells = rows.cells(destination)
+            if let reason = destination.reason {
+                cells[2] += ": " + String(reason.unicodeScalars.prefix(60)) + (destination.otherReasons ? ", and others" : "")
+            }
+            row(cells, causes: destination.deniedBecause, denied: destination.tally.denied > 0)
         }
         let rest = program.destinations.dropFirst(listed)
         if let first = rest.first {
@@ -132,6 +206,7 @@ public struct HTMLFormat {
             for destination in rest {
                 together.tally.allowed += destination.tally.allowed
                 together.tally.denied += destination.tally.denied
+                together.deniedBecause.formUnion(destination.deniedBecause)
                 together.app += destination.app
                 together.user += destination.user
                 together.first = min(together.first, destination.first)
@@ -140,17 +215,26 @@ public struct HTMLFormat {
             var cells = rows.cells(together)
             let local = rest.contains { $0.destination.isLocal }, nonLocal = rest.contains { !$0.destination.isLocal }
             cells[2] = local && nonLocal ? "local and not local" : local ? "local" : "not local"
-            row(cells, denied: together.tally.denied > 0)
+            row(cells, causes: together.deniedBecause, denied: together.tally.denied > 0)
         }
         return html + "</tbody>\n</table>\n"
     }
+
+    /// Where the causes go among the text table's columns (after DENIED), and which columns
+    /// then hold counts.
+    static let becauseColumn = 5
+    static let countColumns: Set<Int> = [3, 4, 6, 7]
+    /// Columns of words that may be long (a reason, causes): they wrap, so that the
+    /// table stays about as wide as the window; so do the destination and the times (a
+    /// date over its time).
+    static let wrappedColumns: Set<Int> = [2, 5]
 
     /// The programs without a section: a row each, the busiest first, as many as fit in
     /// `PageLimits.othersBytes` (at most `PageLimits.otherPrograms`); the rest counted in words.
     private func otherPrograms(_ programs: [ProgramReport]) -> String {
         let times = TableFormat(timeZone: timeZone)
         let zone = timeZone.reportName
-        var html = "<section class=\"others\">\n<h2 class=\"others\">Other programs</h2>\n<table>\n<thead><tr>"
+        var html = "<section class=\"others\">\n<h2 class=\"others\">Other programs</h2>\n<table class=\"programs\">\n<thead><tr>"
         let columns = ["PROGRAM", "LOCAL", "ALLOWED", "DENIED", "NOT LOCAL", "DESTINATIONS", "FIRST (\(zone))", "LAST (\(zone))"]
         for name in columns { html += "<th>\(HTMLText.escape(name))</th>" }
         html += "</tr></thead>\n<tbody>\n"
@@ -159,7 +243,8 @@ public struct HTMLFormat {
         var listed = 0
         for program in programs.prefix(PageLimits.otherPrograms) {
             let cells = [
-                HTMLText.escape(program.program, limit: PageLimits.recordText), String(program.local.total),
+                "<span class=\"name\" title=\"\(HTMLText.escape(program.program, limit: PageLimits.recordText))\">"
+                    + HTMLText.escape(ChartLabel.fitted(program.program)) + "</span>", String(program.local.total),
                 String(program.local.allowed), String(program.local.denied), String(program.nonLocal.total),
                 String(program.destinations.count), times.time(program.first), times.time(program.last),
             ]
@@ -194,58 +279,44 @@ public struct HTMLFormat {
         return "\(number(seconds / 86400)) days"
     }
 
-    /// `2 programs, 2026-11-21 10:00:00 to 2026-11-21 10:05:12.`
-    private func overview(_ report: Report) -> String {
-        let count = report.programs.count
-        guard let first = report.programs.map(\.first).min(), let last = report.programs.map(\.last).max() else {
-            return "No programs."
-        }
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = timeZone
-        formatter.dateFormat = "yyyy-MM-dd HH:mm:ss"
-        return "\(count) program\(count == 1 ? "" : "s"), \(formatter.string(from: first.date)) to "
-            + "\(formatter.string(from: last.date))."
-    }
-
-    /// Times on the charts: to the second within a day, with the date over longer spans.
-    private func timeFormatter(for report: Report) -> DateFormatter {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = timeZone
-        let spans = report.programs.map { $0.last.date.timeIntervalSince($0.first.date) }
-        formatter.dateFormat = (spans.max() ?? 0) < 86400 ? "HH:mm:ss" : "yyyy-MM-dd HH:mm"
-        return formatter
-    }
-
     private var zoneName: String {
         timeZone.reportName == "UTC" ? "UTC" : "local (\(timeZone.reportName))"
     }
 
     private static let legend = """
-        <p class="legend"><svg class="key" width="330" height="16" role="img" aria-label="Legend">\
-        \(SVGCharts.markers)\
+        <p class="legend"><svg class="key" width="390" height="16" role="img" aria-label="Legend">\
+        \(SVGCharts.markers)\(SVGCharts.hatch(id: "denied-legend"))\
         <g class="mark allowed local">\(SVGCharts.dot(8, 8))</g><text x="18" y="12">allowed</text>\
-        <g class="mark denied local">\(SVGCharts.cross(86, 8))</g><text x="96" y="12">denied</text>\
-        <g class="mark allowed nonlocal">\(SVGCharts.dot(160, 8))</g><text x="170" y="12">not local (hollow)</text>\
-        </svg> Denied operations are crosses on the timelines, hatched and labelled on the bars.</p>
+        <g class="mark denied local">\(SVGCharts.cross(76, 8))</g><text x="86" y="12">denied</text>\
+        <g class="mark allowed nonlocal">\(SVGCharts.dot(140, 8))</g><text x="150" y="12">not local</text>\
+        <rect class="bar allowed local" x="220" y="3" width="14" height="10"/><text x="238" y="12">allowed</text>\
+        <rect class="bar denied" x="290" y="3" width="14" height="10" fill="url(#denied-legend)"/>\
+        <text x="308" y="12">denied</text></svg> \
+        Marks on the timelines (hollow: not local), bars on the charts of destinations.</p>
 
         """
 
     private static let style = """
         body{font:14px/1.4 system-ui,sans-serif;margin:2em;color:#1a202c;background:#fff}\
         h2{font-size:1.1em;font-family:ui-monospace,monospace;word-break:break-all;margin-top:2em}\
+        h2.plain,h2.others{font-family:inherit;word-break:normal}h3{font-size:1em;margin:1.4em 0 .3em}\
         figure{margin:1em 0}figcaption{font-weight:600;margin-bottom:.3em}\
         svg.chart{max-width:100%;height:auto;display:block}svg text{font-size:12px;fill:#2d3748}\
-        .label{font-family:ui-monospace,monospace}.tick{fill:#4a5568}.lane{stroke:#edf2f7}.axis{stroke:#4a5568}\
+        svg.defs{position:absolute}svg.spark{display:block}\
+        .label,.name,.word{font-family:ui-monospace,monospace}.name a{color:inherit}\
+        .tick{fill:#4a5568}.lane{stroke:#edf2f7}.axis{stroke:#4a5568}\
         .mark.allowed.local{fill:#2b6cb0;stroke:#2b6cb0}.mark.denied.local{fill:none;stroke:#c53030;stroke-width:2.2}\
         .mark.allowed.nonlocal{fill:#fff;stroke:#718096;stroke-width:1.5}\
         .mark.denied.nonlocal{fill:none;stroke:#718096;stroke-width:2.2}\
         .bar.allowed.local{fill:#2b6cb0}.bar.allowed.nonlocal{fill:#a0aec0}.bar.denied{stroke:#c53030}\
         .hatch-ground{fill:#fed7d7}.hatch-line{fill:#c53030}text.value.denied{fill:#9b2c2c;font-weight:600}\
-        table{border-collapse:collapse;margin:1em 0}th,td{padding:.2em .7em;border-bottom:1px solid #e2e8f0;text-align:left;white-space:nowrap}\
-        td.count{text-align:right;font-variant-numeric:tabular-nums}tr.denied td:nth-child(5){color:#9b2c2c;font-weight:600}\
-        .meta,.legend{color:#4a5568}svg.key{vertical-align:middle}h2.others{font-family:inherit}\
+        table{border-collapse:collapse;margin:.5em 0 1em}th,td{padding:.2em .7em;border-bottom:1px solid #e2e8f0;text-align:left;white-space:nowrap}\
+        td.count{text-align:right;font-variant-numeric:tabular-nums}\
+        td.wrap,td.meaning{white-space:normal;overflow-wrap:break-word;min-width:8em}\
+        td.destination{white-space:normal;overflow-wrap:break-word;min-width:14em}td.when{white-space:normal}\
+        table.destinations tr.denied td:nth-child(5),table.overview tr.denied td:nth-child(4),\
+        table.programs tr.denied td:nth-child(4){color:#9b2c2c;font-weight:600}\
+        .meta,.legend{color:#4a5568}svg.key{vertical-align:middle}\
         .dense{fill:none;stroke:none}\
         .dense.allowed-local{marker-start:url(#mark-allowed-local);marker-mid:url(#mark-allowed-local);marker-end:url(#mark-allowed-local)}\
         .dense.denied-local{marker-start:url(#mark-denied-local);marker-mid:url(#mark-denied-local);marker-end:url(#mark-denied-local)}\
@@ -263,7 +334,8 @@ public struct HTMLFormat {
     private static let doneScript = """
         (function(){var charts=document.querySelectorAll("svg.chart"),drawn=0;\
         charts.forEach(function(c){if(c.getBoundingClientRect().width>0){drawn+=1;}});\
-        document.body.dataset.charts=String(drawn);\
+        var page=document.documentElement;document.body.dataset.charts=String(drawn);\
+        document.body.dataset.width=String(page.scrollWidth);document.body.dataset.height=String(page.scrollHeight);\
         document.body.dataset.rendered=drawn===charts.length?"ok":"incomplete";})();
         """
 }

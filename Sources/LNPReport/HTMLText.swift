@@ -24,4 +24,19 @@ enum HTMLText {
         }
         return cut ? html + "…" : html
     }
+
+    /// `escape(text, limit:)` that a browser may break after `:` `.` `/` `%`: a long
+    /// address, name or path wraps between its parts in a narrow column (`<wbr>`), rather
+    /// than making the table wider than the window or being cut.
+    static func escapeBreakable(_ text: String, limit: Int) -> String {
+        var html = ""
+        for scalar in escape(text, limit: limit).unicodeScalars {
+            html.unicodeScalars.append(scalar)
+            switch scalar {
+            case ":", ".", "/", "%": html += "<wbr>"
+            default: break
+            }
+        }
+        return html
+    }
 }

@@ -1,12 +1,12 @@
 /// What keeps the HTML page within 2 MB, whatever the audit files hold — so that it opens
 /// quickly in a browser — while a small report is shown whole, as it always was.
 ///
-/// A section is at most about 250 kB: its heading (a program path cut to `programName`
+/// A section is at most about 270 kB: its heading (a program path cut to `programName`
 /// Unicode scalars, 6 bytes each at worst once escaped), a timeline whose marks take at most
 /// `timelineBytes` on `chartRows` lanes, as many bars, and a table of `tableRows` rows
 /// of cells cut to `recordText` scalars. Sections are added, busiest
-/// program first, while they fit in what `bytes` leaves after the page's fixed parts and the
-/// room kept for the table of the other programs.
+/// program first, while they fit in what `bytes` leaves after the page's fixed parts, its
+/// overview (at most `overviewBytes`) and the room kept for the table of the other programs.
 enum PageLimits {
     /// The whole page, in bytes.
     static let bytes = 2_000_000
@@ -35,8 +35,11 @@ enum PageLimits {
 
     /// What the marks of one of `count` timelines may take.
     static func markBytes(sharedBy count: Int) -> Int { min(markBytes / max(count, 1), timelineBytes) }
-    /// Room kept for the page's overview paragraph.
-    static let overviewBytes = 4096
+    /// Room kept for the paragraph that sums the records up under the page's heading.
+    static let summaryBytes = 4096
+    /// The most the overview (`HTMLOverview`) takes, whatever the records hold: a row for each
+    /// of up to `sections` programs and `chartRows` destinations, and one per cause of denial.
+    static let overviewBytes = 200_000
     /// Room kept for the table of the other programs: its rows at their longest (rows that
     /// would not fit are counted instead).
     static let othersBytes = (otherPrograms + 2) * (recordText * 6 + 400) + 2048

@@ -4,8 +4,9 @@ import Foundation
 /// in shape as well as colour (a dot allowed, a cross denied; filled local, hollow not
 /// local), and every piece of text is escaped.
 struct SVGCharts {
-    static let width = 860.0
-    static let labelWidth = 280.0
+    /// The timeline's plot, right of the row labels, and the room after it.
+    static let plotWidth = 560.0
+    static let margin = 20.0
     static let rowHeight = 22.0
 
     let program: ProgramReport
@@ -13,7 +14,22 @@ struct SVGCharts {
     let timeline: Timeline?
     /// A number unique on the page, for the ids of the pattern definitions.
     let index: Int
-    let formatter: DateFormatter
+    let zone: TimeZone
+    /// The width of the row labels' column: the same on both charts, for the longest label
+    /// either shows (`ChartLabel`).
+    let labelWidth: Double
+
+    init(program: ProgramReport, timeline: Timeline?, index: Int, zone: TimeZone) {
+        self.program = program
+        self.timeline = timeline
+        self.index = index
+        self.zone = zone
+        let labels = program.destinations.prefix(PageLimits.chartRows).map { Self.label($0.destination) }
+        labelWidth = ChartLabel.columnWidth(labels + (timeline?.lanes.labels ?? []))
+    }
+
+    /// Both charts' width: labels, then the plot (or the bars and their words).
+    var width: Double { labelWidth + Self.plotWidth + Self.margin }
 
     // MARK: The timeline
 
@@ -25,15 +41,16 @@ struct SVGCharts {
     /// `step`: how long a column lasts, when wider than a pixel.
     func timelineChart() -> (svg: String, step: TimeInterval?) {
         guard let timeline else { return ("", nil) }
-        let plotLeft = Timeline.plotLeft, plotRight = Timeline.plotRight
         let labels = timeline.lanes.labels
         let height = Double(labels.count) * Self.rowHeight + 40
         let label = "Timeline of \(program.operations) operation\(program.operations == 1 ? "" : "s")"
         var svg = open(class: "timeline", height: height, label: label)
-        for (row, label) in labels.enumerated() {
+        for (row, label) in labels.enumerated() { svg += rowLabel(label, y: Self.y(row)) }
+        // The plot, its x from the program's first operation (0) to its last (plotWidth).
+        svg += "<g transform=\"translate(\(labelWidth) 0)\">"
+        for row in labels.indices {
             let y = Self.y(row)
-            svg += "<line class=\"lane\" x1=\"\(plotLeft)\" x2=\"\(plotRight)\" y1=\"\(y)\" y2=\"\(y)\"/>"
-            svg += rowLabel(label, y: y)
+            svg += "<line class=\"lane\" x1=\"0\" x2=\"\(Self.plotWidth)\" y1=\"\(y)\" y2=\"\(y)\"/>"
         }
         var width = 1
         if let marks = timeline.titledMarks {
@@ -44,9 +61,9 @@ struct SVGCharts {
             width = columnWidth
         }
         let span = timeline.span
-        svg += axis(top: Double(labels.count) * Self.rowHeight + 6, left: plotLeft, right: plotRight, span: span)
-        let step = width > 1 && span > 0 ? span * Double(width) / (plotRight - plotLeft) : nil
-        return (svg + "</svg>", step)
+        svg += axis(top: Double(labels.count) * Self.rowHeight + 6, span: span)
+        let step = width > 1 && span > 0 ? span * Double(width) / Self.plotWidth : nil
+        return (svg + "</g></svg>", step)
     }
 
     private static func y(_ lane: Int) -> Double { Double(lane) * rowHeight + rowHeight / 2 + 4 }
@@ -56,8 +73,8 @@ struct SVGCharts {
     }
 
     private func title(count: Int, allowed: Bool, local: Bool, first: AuditTime, last: AuditTime) -> String {
-        let when = first == last ? time(first) : "\(time(first)) to \(time(last))"
-        return "\(count) \(allowed ? "allowed" : "denied")\(local ? "" : ", not local"), \(when)"
+        let (from, to) = (time(first), time(last))
+        return "\(count) \(allowed ? "allowed" : "denied")\(local ? "" : ", not local"), \(from == to ? from : "\(from) to \(to)")"
     }
 
     private func titledMarks(_ marks: [(spot: Timeline.Spot, cell: Timeline.Cell)]) -> String {
@@ -101,16 +118,21 @@ struct SVGCharts {
         return defs + "</defs>"
     }()
 
-    private func axis(top: Double, left: Double, right: Double, span: TimeInterval) -> String {
-        var svg = "<line class=\"axis\" x1=\"\(left)\" x2=\"\(right)\" y1=\"\(top)\" y2=\"\(top)\"/>"
-        let ticks = span <= 0 ? [0.5] : [0, 0.25, 0.5, 0.75, 1]
-        for fraction in ticks {
-            let x = left + fraction * (right - left)
-            let date = program.first.date.addingTimeInterval(fraction * max(span, 0))
-            let anchor = fraction == 0 ? "start" : fraction == 1 ? "end" : "middle"
-            svg += "<line class=\"axis\" x1=\"\(x)\" x2=\"\(x)\" y1=\"\(top)\" y2=\"\(top + 5)\"/>"
-            svg += "<text class=\"tick\" x=\"\(x)\" y=\"\(top + 18)\" text-anchor=\"\(anchor)\">"
-                + HTMLText.escape(formatter.string(from: date)) + "</text>"
+    /// Round times (`TimeAxis`), each label centred on its tick where there is room: one
+    /// near an end may reach under the row labels or into the margin, and is moved in from
+    /// the chart's edge; one that would then touch the label before it is left out.
+    private func axis(top: Double, span: TimeInterval) -> String {
+        var svg = "<line class=\"axis\" x1=\"0\" x2=\"\(Self.plotWidth)\" y1=\"\(top)\" y2=\"\(top)\"/>"
+        let leftmost = 8 - labelWidth, rightmost = Self.plotWidth + Self.margin
+        var previousEnd = -Double.infinity
+        for tick in TimeAxis.ticks(start: program.first, span: span, width: Self.plotWidth, zone: zone) {
+            svg += "<line class=\"axis\" x1=\"\(tick.x)\" x2=\"\(tick.x)\" y1=\"\(top)\" y2=\"\(top + 5)\"/>"
+            let length = Double(tick.label.count) * TimeAxis.characterWidth
+            let start = min(max(tick.x - length / 2, leftmost), rightmost - length)
+            guard start >= previousEnd + 6 else { continue }
+            previousEnd = start + length
+            svg += "<text class=\"tick\" x=\"\(start + length / 2)\" y=\"\(top + 18)\" text-anchor=\"middle\">"
+                + HTMLText.escape(tick.label) + "</text>"
         }
         return svg
     }
@@ -137,33 +159,11 @@ struct SVGCharts {
         let shown = program.destinations.prefix(PageLimits.chartRows)
         let more = program.destinations.count - shown.count
         let height = Double(shown.count + (more > 0 ? 1 : 0)) * Self.rowHeight + 8
-        let most = Double(shown.map(\.hits).max() ?? 1)
-        let barLeft = Self.labelWidth, barWidth = 400.0
         var svg = open(class: "bars", height: height, label: "Destinations by hits")
-        svg += "<defs><pattern id=\"denied-\(index)\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" "
-            + "patternTransform=\"rotate(45)\"><rect class=\"hatch-ground\" width=\"6\" height=\"6\"/>"
-            + "<rect class=\"hatch-line\" width=\"2.5\" height=\"6\"/></pattern></defs>"
-        for (row, destination) in shown.enumerated() {
-            let y = Double(row) * Self.rowHeight + 4
-            let local = destination.destination.isLocal
-            svg += rowLabel(Self.label(destination.destination), y: y + Self.rowHeight / 2)
-            let allowedWidth = Double(destination.tally.allowed) / most * barWidth
-            let deniedWidth = Double(destination.tally.denied) / most * barWidth
-            let barClass = local ? "bar allowed local" : "bar allowed nonlocal"
-            if allowedWidth > 0 {
-                svg += "<rect class=\"\(barClass)\" x=\"\(barLeft)\" y=\"\(y + 3)\" width=\"\(allowedWidth)\" "
-                    + "height=\"\(Self.rowHeight - 8)\"/>"
-            }
-            if deniedWidth > 0 {
-                svg += "<rect class=\"bar denied\" x=\"\(barLeft + allowedWidth)\" y=\"\(y + 3)\" "
-                    + "width=\"\(deniedWidth)\" height=\"\(Self.rowHeight - 8)\" fill=\"url(#denied-\(index))\"/>"
-            }
-            var words: [String] = []
-            if destination.tally.allowed > 0 { words.append("\(destination.tally.allowed) allowed") }
-            if destination.tally.denied > 0 { words.append("\(destination.tally.denied) denied") }
-            svg += "<text class=\"value\(destination.tally.denied > 0 ? " denied" : "")\" "
-                + "x=\"\(barLeft + allowedWidth + deniedWidth + 6)\" y=\"\(y + Self.rowHeight / 2 + 4)\">"
-                + HTMLText.escape(words.joined(separator: ", ")) + "</text>"
+        svg += Self.hatch(id: "denied-\(index)")
+        let rows = shown.map { (label: Self.label($0.destination), tally: $0.tally, local: $0.destination.isLocal) }
+        svg += Self.barRows(rows, left: labelWidth, width: Self.plotWidth + Self.margin, pattern: "denied-\(index)") {
+            rowLabel($0, y: $1)
         }
         if more > 0 {
             let next = max(0, listed - shown.count)
@@ -171,9 +171,53 @@ struct SVGCharts {
                 ? "\(more) more destination\(more == 1 ? "" : "s") in the table below"
                 : "\(more) more destinations: the next \(next) in the table below, "
                     + "the other \(more - next) counted together there"
-            svg += "<text class=\"tick\" x=\"\(barLeft)\" y=\"\(height - 6)\">\(words)</text>"
+            svg += "<text class=\"tick\" x=\"\(labelWidth)\" y=\"\(height - 6)\">\(words)</text>"
         }
         return svg + "</svg>"
+    }
+
+    /// The hatching of denied bars, as a pattern `id` of the chart that defines it.
+    static func hatch(id: String) -> String {
+        "<defs><pattern id=\"\(id)\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" "
+            + "patternTransform=\"rotate(45)\"><rect class=\"hatch-ground\" width=\"6\" height=\"6\"/>"
+            + "<rect class=\"hatch-line\" width=\"2.5\" height=\"6\"/></pattern></defs>"
+    }
+
+    /// Rows of bars from `left` across `width` pixels, the busiest as long as the words after it
+    /// leave room for: the allowed part solid (grey when not local), the denied part hatched
+    /// with `pattern`, and the counts in words. `label` draws a row's name, centred on a y.
+    static func barRows(
+        _ rows: [(label: String, tally: Tally, local: Bool)], left: Double, width: Double, pattern: String,
+        label: (String, Double) -> String
+    ) -> String {
+        func words(_ tally: Tally) -> String {
+            var words: [String] = []
+            if tally.allowed > 0 { words.append("\(tally.allowed) allowed") }
+            if tally.denied > 0 { words.append("\(tally.denied) denied") }
+            return words.joined(separator: ", ")
+        }
+        let most = Double(rows.map(\.tally.total).max() ?? 1)
+        let longest = Double(rows.map { words($0.tally).count }.max() ?? 0)
+        let barWidth = max(width - longest * TimeAxis.characterWidth - 10, 120)
+        var svg = ""
+        for (row, bar) in rows.enumerated() {
+            let y = Double(row) * rowHeight + 4
+            svg += label(bar.label, y + rowHeight / 2)
+            let allowedWidth = Double(bar.tally.allowed) / most * barWidth
+            let deniedWidth = Double(bar.tally.denied) / most * barWidth
+            if allowedWidth > 0 {
+                svg += "<rect class=\"bar allowed \(bar.local ? "local" : "nonlocal")\" x=\"\(left)\" y=\"\(y + 3)\" "
+                    + "width=\"\(allowedWidth)\" height=\"\(rowHeight - 8)\"/>"
+            }
+            if deniedWidth > 0 {
+                svg += "<rect class=\"bar denied\" x=\"\(left + allowedWidth)\" y=\"\(y + 3)\" "
+                    + "width=\"\(deniedWidth)\" height=\"\(rowHeight - 8)\" fill=\"url(#\(pattern))\"/>"
+            }
+            svg += "<text class=\"value\(bar.tally.denied > 0 ? " denied" : "")\" "
+                + "x=\"\(left + allowedWidth + deniedWidth + 6)\" y=\"\(y + rowHeight / 2 + 4)\">"
+                + HTMLText.escape(words(bar.tally)) + "</text>"
+        }
+        return svg
     }
 
     // MARK: Shared
@@ -184,15 +228,29 @@ struct SVGCharts {
     }
 
     private func open(class name: String, height: Double, label: String) -> String {
-        "<svg class=\"chart \(name)\" viewBox=\"0 0 \(Self.width) \(height + 4)\" width=\"\(Self.width)\" "
+        "<svg class=\"chart \(name)\" viewBox=\"0 0 \(width) \(height + 4)\" width=\"\(width)\" "
             + "height=\"\(height + 4)\" role=\"img\" aria-label=\"\(HTMLText.escape(label))\">"
     }
 
-    /// A destination's name at the left, cut to fit; the whole name (up to a limit) is its tooltip.
+    /// A destination's name at the left, cut in its middle to fit; the whole name (up to a
+    /// limit) is its tooltip.
     private func rowLabel(_ label: String, y: Double) -> String {
-        "<text class=\"label\" x=\"\(Self.labelWidth - 8)\" y=\"\(y + 4)\" text-anchor=\"end\">"
-            + "<title>\(HTMLText.escape(label, limit: PageLimits.recordText))</title>\(HTMLText.escape(label, limit: 36))</text>"
+        Self.rowLabel(label, x: labelWidth - 8, y: y)
     }
 
-    private func time(_ time: AuditTime) -> String { formatter.string(from: AuditTime(seconds: time.seconds).date) }
+    static func rowLabel(_ label: String, x: Double, y: Double) -> String {
+        "<text class=\"label\" x=\"\(x)\" y=\"\(y + 4)\" text-anchor=\"end\">"
+            + "<title>\(HTMLText.escape(label, limit: PageLimits.recordText))</title>"
+            + "\(HTMLText.escape(ChartLabel.fitted(label)))</text>"
+    }
+
+    /// A mark's time: to the millisecond for a program whose records span less than a minute,
+    /// with the date for one that spans days.
+    private func time(_ time: AuditTime) -> String {
+        let local = LocalTime(time, in: zone)
+        let span = program.last.date.timeIntervalSince(program.first.date)
+        if span < 60 { return local.seconds(decimals: 3) }
+        if LocalTime(program.first, in: zone).isSameDay(as: LocalTime(program.last, in: zone)) { return local.seconds }
+        return "\(local.date) \(local.seconds)"
+    }
 }

@@ -67,8 +67,9 @@ struct Timeline: Sendable {
         columns = TimelineColumns(rows: lanes.labels.count * 4, columns: Int(Self.plotRight - Self.plotLeft) + 1)
     }
 
-    static let plotLeft = SVGCharts.labelWidth
-    static let plotRight = SVGCharts.width - 20
+    /// The plot's pixels, from its left edge (the chart puts it right of the row labels).
+    static let plotLeft = 0.0
+    static let plotRight = SVGCharts.plotWidth
 
     /// Where `time` is across the chart; within it even for a record the first reading did
     /// not see (a file rewritten in between).
