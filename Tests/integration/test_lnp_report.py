@@ -3,13 +3,16 @@ Report records (NDJSON), as the records themselves (JSON, for scripts), and as a
 checked in headless Chromium."""
 
 import collections
+import datetime
 import html
+import importlib.util
 import json
 import os
 import pathlib
 import re
 import resource
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -420,7 +423,7 @@ def test_more_files_than_may_be_open_at_once_are_all_read(build, workdir):
         if format == "ndjson":
             assert sum(record["hits"] for record in json_lines(result.stdout)) == 1100
         else:
-            assert result.stdout.count("<section class=\"program\">") == 7
+            assert result.stdout.count("<section class=\"program\"") == 7
             assert "Operations over time" in result.stdout
 
 
@@ -458,13 +461,18 @@ def test_a_pipe_that_cannot_be_copied_gives_no_timeline_and_says_so(build, workd
 # The HTML page, in headless Chromium. Chromium runs in a network namespace of its own with
 # nothing in it (`unshare --net`): whatever the page or the browser tried, no packet could leave.
 
+WINDOW = (1280, 1600)
+CHROMIUM = ["unshare", "--net", "chromium", "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+            "--disable-background-networking", "--disable-component-update", "--disable-sync", "--hide-scrollbars",
+            f"--window-size={WINDOW[0]},{WINDOW[1]}", "--virtual-time-budget=3000"]
+
+
 def chromium(page, workdir):
-    """Opens `page`; returns the DOM after its scripts ran, and the console messages."""
+    """Opens `page` in a window of WINDOW's size; returns the DOM after its scripts ran, and the
+    console messages."""
     profile = tempfile.mkdtemp(prefix="chromium-", dir=workdir)
-    result = run(["unshare", "--net", "chromium", "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-                  "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                  f"--user-data-dir={profile}", "--enable-logging=stderr", "--v=0", "--virtual-time-budget=3000",
-                  "--dump-dom", page.as_uri()], timeout=180)
+    result = run([*CHROMIUM, f"--user-data-dir={profile}", "--enable-logging=stderr", "--v=0", "--dump-dom",
+                  page.as_uri()], timeout=180)
     assert "<body" in result.stdout, result.stderr
     console = [line for line in result.stderr.splitlines() if ":CONSOLE" in line or "Uncaught" in line]
     body = dict(re.findall(r'([\w-]+)="([^"]*)"', re.search(r"<body([^>]*)>", result.stdout).group(1)))
@@ -510,10 +518,173 @@ def test_html_check_catches_errors_and_fetches(page, workdir):
 def test_html_is_self_contained(page):
     text = page.read_text()
     assert "http://" not in text and "https://" not in text
-    assert not re.search(r"\s(src|href|srcset|action|poster|data)=", text)
+    assert not re.search(r"\s(src|srcset|action|poster|data)=", text)
+    # Links only to the page's own sections (from the overview).
+    assert re.findall(r'\shref="([^"]*)"', text) == ["#program-0", "#program-1"]
     assert "@import" not in text and not re.search(r"url\((?!#)", text)
     assert re.search(r"<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none';", text)
     assert text.count("<script") == 2 and text.count("<script nonce=") == 2
+
+
+# The page as a person sees it: screenshots in headless Chromium (in a network namespace of its
+# own, as above), checked at the top of the page for the overview: there, not blank, with the
+# colours of allowed and denied operations; the page as wide as the window, and no taller than
+# its audit needs. LNP_TEST_SCREENSHOTS=DIR keeps the screenshots there, to look at.
+
+ALLOWED_BLUE = (0x2B, 0x6C, 0xB0)
+DENIED_RED = (0xC5, 0x30, 0x30)
+
+
+def measured(page, workdir):
+    """A copy of `page` with one script more (it carries the page's nonce) that writes on the body
+    where the overview is: `data-overview="left,top,right,bottom"`."""
+    text = page.read_text()
+    nonce = re.search(r"'nonce-([A-Za-z0-9]+)'", text).group(1)
+    script = (f'<script nonce="{nonce}">(function(){{var r=document.querySelector("section.overview")'
+              '.getBoundingClientRect();document.body.dataset.overview=[r.left,r.top,r.right,r.bottom]'
+              '.map(Math.round).join(",");})();</script>')
+    copy = page.with_name(page.stem + "-measured.html")
+    copy.write_text(text.replace("</body>", script + "</body>", 1))
+    return copy
+
+
+def screenshot(page, workdir):
+    """The top of `page` in a window of WINDOW's size, as a Pillow image."""
+    require(importlib.util.find_spec("PIL") is not None, "Pillow is not installed (scripts/test installs it)")
+    from PIL import Image
+    profile = tempfile.mkdtemp(prefix="chromium-", dir=workdir)
+    shot = page.with_suffix(".png")
+    # Every compositor stage before the picture is taken: a busy machine otherwise gave pictures
+    # with parts of the page not yet painted.
+    result = run([*CHROMIUM, f"--user-data-dir={profile}", "--run-all-compositor-stages-before-draw",
+                  f"--screenshot={shot}", page.as_uri()], timeout=180)
+    assert shot.exists(), result.stderr
+    keep = os.environ.get("LNP_TEST_SCREENSHOTS")
+    if keep:
+        pathlib.Path(keep).mkdir(parents=True, exist_ok=True)
+        shutil.copy(shot, pathlib.Path(keep) / shot.name)
+    return Image.open(shot).convert("RGB")
+
+
+def near(colour, wanted, within=40):
+    return sum((a - b) ** 2 for a, b in zip(colour, wanted)) <= within ** 2
+
+
+def denied_colour(colour):
+    """The red of denied bars' lines and outlines, or the pink between the lines (and not the
+    light grey of a table's rules)."""
+    red, green, blue = colour
+    return near(colour, DENIED_RED) or (red > 240 and 20 < red - green < 70 and 20 < red - blue < 70
+                                        and abs(green - blue) < 12)
+
+
+def check_overview(page, workdir, denied=True):
+    """Renders `page` and checks its overview on a screenshot; returns the body's attributes."""
+    copy = measured(page, workdir)
+    _, body, console = chromium(copy, workdir)
+    assert [line for line in console if "source: chrome://" not in line] == []
+    assert body.get("data-rendered") == "ok" and "data-errors" not in body
+    assert int(body["data-width"]) <= WINDOW[0], "the page is wider than the window"
+    left, top, right, bottom = map(int, body["data-overview"].split(","))
+    assert top < 400, "the page opens with its overview"
+    image = screenshot(copy, workdir)
+    assert image.size == WINDOW
+    region = image.crop((left, top, min(right, image.width), min(bottom, image.height)))
+    colours = region.getcolors(maxcolors=region.width * region.height)
+    total = sum(count for count, _ in colours)
+    ink = sum(count for count, colour in colours if colour != (255, 255, 255))
+    assert ink > total * 0.02, f"the overview is blank: {ink} of {total} pixels drawn"
+    assert sum(count for count, colour in colours if near(colour, ALLOWED_BLUE)) >= 50, "no allowed bars"
+    reds = sum(count for count, colour in colours if denied_colour(colour))
+    assert (reds >= 20) == denied, f"{reds} pixels of denied bars"
+    return body
+
+
+def timeline_ticks(dom):
+    """Each timeline's tick labels, in order."""
+    return [re.findall(r'<text class="tick"[^>]*>([^<]*)</text>', svg)
+            for svg in re.findall(r'<svg class="chart timeline".*?</svg>', dom, re.S)]
+
+
+def test_the_page_opens_with_an_overview(page, workdir, made):
+    body = check_overview(page, workdir)
+    assert int(body["data-height"]) <= 2400, "two programs need no more than a screen or two"
+    dom, _, _ = chromium(page, workdir)
+    # The title: this machine's name (the records have none) and the records' span, to the
+    # second for runs of seconds.
+    times = sorted(datetime.datetime.strptime(r["time"], "%Y-%m-%dT%H:%M:%S.%f%z") for r in made.records)
+    first, last = times[0], times[-1]
+    span = f"{first.day} {first:%b %Y %H:%M:%S}–{last:%H:%M:%S} UTC"
+    assert f"<title>lnp report — {html.escape(socket.gethostname())}, {span}</title>" in dom
+    # Why the probe was denied: lnp-run --deny.
+    assert '<p class="why">Why denied: lnp-run --deny: ' in dom
+    assert "<td>lnp-run --deny</td>" in dom and '<td class="word">run-option</td>' in dom
+    # Its run of a few seconds is labelled in parts of seconds, each label once.
+    for ticks in timeline_ticks(dom):
+        assert len(ticks) == len(set(ticks)) >= 1, ticks
+    assert any(re.fullmatch(r"\d\d:\d\d:\d\d\.\d", tick) for ticks in timeline_ticks(dom) for tick in ticks)
+
+
+def hostile_audit(path):
+    """Records made to defeat the page: markup and control characters in every field a record
+    carries, scoped and long IPv6 addresses, long names, causes no lnp writes, and more
+    programs than the page gives sections to; a run of seconds."""
+    def record(second, program, address="10.77.0.2", port=8080, host=None, transport="tcp", decision="allow",
+               because="remembered", reason="on-link 10.77.0.0/24 via c0"):
+        return json.dumps({
+            "time": f"2026-11-21T07:08:{second:09.6f}Z", "pid": 42, "program": program, "exe": program,
+            "op": "connect" if transport == "tcp" else "sendto", "fd": 3, "transport": transport,
+            "address": address, "port": port, "host": host, "domains": [], "reason": reason,
+            "decision": decision, "because": because, "attribution": "app", "local": True}) + "\n"
+
+    scoped = "/opt/scoped-v6-tool"
+    evil = "/tmp/\u202e<script>alert(1)</script>/\x1b[31m" + "very-long-directory-name/" * 40 + "evil & 'tool'"
+    lines = []
+    for n in range(30):
+        lines.append(record(n * 0.1, scoped, "fe80::1%eth0", 5353, transport="udp", decision="deny" if n % 3 else "allow",
+                            because="no-terminal" if n % 3 else "answered", reason="link-local via eth0"))
+        lines.append(record(n * 0.1 + 0.05, scoped, "2001:db8:1234:5678:9abc:def0:1234:5678", 65535, transport="udplite"))
+        lines.append(record(n * 0.1 + 0.07, scoped, "fe80::aaaa:bbbb:cccc:dddd%wlp0s20f3abcdef", 8009, decision="deny",
+                            because="not-confirmed", reason="link-local via wlp0s20f3abcdef"))
+        lines.append(record(n * 0.1 + 0.08, scoped, "fd00:1234:5678:9abc:def0:1234:5678:9abc", 443,
+                            host="a-very-long-printer-name-in-the-office-third-floor.local", decision="deny",
+                            because="asking"))
+    for n in range(20):
+        lines.append(record(n, evil, host="<img src=x onerror=alert(1)>.local", decision="deny",
+                            because="<b>made-up</b>", reason="<i>reason</i>"))
+        lines.append(record(n + 0.5, evil, "10.77.0.3", decision="deny", because=None if n % 2 else "store-unreadable"))
+    for p in range(60):
+        lines.append(record(30 + p * 0.2, f"/usr/local/bin/tool-{p:02d}", f"10.77.1.{p}",
+                            decision="deny" if p % 4 == 0 else "allow",
+                            because="administrator" if p % 4 == 0 else "run-option"))
+    path.write_text("".join(sorted(lines, key=lambda line: json.loads(line)["time"])))
+    return path
+
+
+def test_a_hostile_audits_page_stays_readable(build, workdir):
+    require(shutil.which("chromium") is not None, "chromium is not installed")
+    audit = hostile_audit(workdir / "report-hostile.jsonl")
+    result = lnp_report(build, "--format", "html", audit)
+    assert result.returncode == 0, result.stderr
+    page = workdir / "report-hostile.html"
+    page.write_text(result.stdout)
+    body = check_overview(page, workdir)
+    assert int(body["data-height"]) <= 40 * 1500
+    dom, _, _ = chromium(page, workdir)
+    # Nothing from the records became an element.
+    assert "<script>alert" not in dom and "<img src=x" not in dom and "<b>made-up" not in dom and "<i>reason" not in dom
+    assert "&lt;b&gt;made-up&lt;/b&gt;" in dom and "\\u{202e}" in dom and "\\u{1b}" in dom
+    # Scoped and long IPv6 labels are whole on the charts (after the tooltip, the label drawn).
+    for label in ("[fe80::1%eth0]:5353 udp", "[fe80::aaaa:bbbb:cccc:dddd%wlp0s20f3abcdef]:8009 tcp",
+                  "[2001:db8:1234:5678:9abc:def0:1234:5678]:65535 udplite"):
+        assert dom.count(f"</title>{label}</text>") == 2, label
+    # A longer one is cut in its middle: both ends stay.
+    assert "</title>a-very-long-printer-name-in…ce-third-floor.local:443 tcp</text>" in dom
+    # A run of three seconds: ticks at whole seconds, each label once.
+    scoped = dom[dom.index("<h2>/opt/scoped-v6-tool</h2>"):]
+    assert timeline_ticks(scoped)[0] == ["07:08:00", "07:08:01", "07:08:02"]
+    for ticks in timeline_ticks(dom):
+        assert len(ticks) == len(set(ticks)), ticks
 
 
 def test_all_activity_is_reported_as_not_local(build, lan, fixtures, workdir):
@@ -646,9 +817,11 @@ def test_the_page_of_a_large_audit_is_small_and_names_the_busiest(build, large_a
     label = domain if not port else (f"[{domain}]" if ":" in domain else domain) + f":{port}"
     section = page[page.index("<h2>/usr/bin/curl</h2>"):]
     section = section[:section.index("</section>")]
-    assert f"<td>{html.escape(label)}" in section
+    # The table may wrap a destination between its parts (<wbr>).
+    section = section.replace("<wbr>", "")
+    assert f'<td class="destination">{html.escape(label)}</td>' in section
     # The table names 24 of them, and counts the others together.
-    assert re.search(rf"<tr[^>]*><td>{len(destinations) - 24} other destinations</td>", section)
+    assert re.search(rf'<tr[^>]*><td class="destination">{len(destinations) - 24} other destinations</td>', section)
 
     # Read from a pipe, the page is the same (but for its nonce).
     piped = lnp_report(build, "--format", "html", "-", input=large_audit.read_text())
@@ -670,3 +843,6 @@ def test_the_page_of_a_large_audit_renders(build, large_audit, workdir):
     assert [line for line in console if "source: chrome://" not in line] == []
     assert body.get("data-rendered") == "ok"
     assert "data-errors" not in body
+    # The overview, as a person sees it; 32 programs, each a section of at most 2,500 pixels.
+    body = check_overview(path, workdir)
+    assert int(body["data-height"]) <= 4000 + 32 * 2500
