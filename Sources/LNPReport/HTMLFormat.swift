@@ -77,7 +77,7 @@ public struct HTMLFormat {
         for program in report.programs {
             if let section = sections[program.program] { html += section }
         }
-        if !others.isEmpty { html += otherPrograms(others) }
+        if !others.isEmpty { html += otherPrograms(others, oneDay: oneDay) }
         return html + foot
     }
 
@@ -168,7 +168,7 @@ public struct HTMLFormat {
     }
 
     /// The table's columns: the text table's, with why each destination's operations were
-    /// denied, and why it is local, in the network column.
+    /// denied, and why it is local (or not) in the network column.
     private func table(_ program: ProgramReport, listed: Int, oneDay: Bool) -> String {
         let rows = TableFormat(timeZone: timeZone)
         var names = rows.columnNames
@@ -194,8 +194,11 @@ public struct HTMLFormat {
         }
         for destination in program.destinations.prefix(listed) {
             var cells = rows.cells(destination)
+            // Why it is local, in lnp check's words, which say so (`on-link …`, `multicast`);
+            // why not, for one that is not.
             if let reason = destination.reason {
-                cells[2] += ": " + String(reason.unicodeScalars.prefix(60)) + (destination.otherReasons ? ", and others" : "")
+                let words = String(reason.unicodeScalars.prefix(60)) + (destination.otherReasons ? ", and others" : "")
+                cells[2] = destination.destination.isLocal ? words : "not local: " + words
             }
             row(cells, causes: destination.deniedBecause, denied: destination.tally.denied > 0)
         }
@@ -231,7 +234,7 @@ public struct HTMLFormat {
 
     /// The programs without a section: a row each, the busiest first, as many as fit in
     /// `PageLimits.othersBytes` (at most `PageLimits.otherPrograms`); the rest counted in words.
-    private func otherPrograms(_ programs: [ProgramReport]) -> String {
+    private func otherPrograms(_ programs: [ProgramReport], oneDay: Bool) -> String {
         let times = TableFormat(timeZone: timeZone)
         let zone = timeZone.reportName
         var html = "<section class=\"others\">\n<h2 class=\"others\">Other programs</h2>\n<table class=\"programs\">\n<thead><tr>"
@@ -246,8 +249,8 @@ public struct HTMLFormat {
                 "<span class=\"name\" title=\"\(HTMLText.escape(program.program, limit: PageLimits.recordText))\">"
                     + HTMLText.escape(ChartLabel.fitted(program.program)) + "</span>", String(program.local.total),
                 String(program.local.allowed), String(program.local.denied), String(program.nonLocal.total),
-                String(program.destinations.count), times.time(program.first), times.time(program.last),
-            ]
+                String(program.destinations.count),
+            ] + [program.first, program.last].map { oneDay ? LocalTime($0, in: timeZone).seconds : times.time($0) }
             var row = program.local.denied > 0 ? "<tr class=\"denied\">" : "<tr>"
             for (column, cell) in cells.enumerated() {
                 row += ((1...5).contains(column) ? "<td class=\"count\">" : "<td>") + cell + "</td>"
@@ -310,7 +313,8 @@ public struct HTMLFormat {
         .mark.denied.nonlocal{fill:none;stroke:#718096;stroke-width:2.2}\
         .bar.allowed.local{fill:#2b6cb0}.bar.allowed.nonlocal{fill:#a0aec0}.bar.denied{stroke:#c53030}\
         .hatch-ground{fill:#fed7d7}.hatch-line{fill:#c53030}text.value.denied{fill:#9b2c2c;font-weight:600}\
-        table{border-collapse:collapse;margin:.5em 0 1em}th,td{padding:.2em .7em;border-bottom:1px solid #e2e8f0;text-align:left;white-space:nowrap}\
+        table{border-collapse:collapse;margin:.5em 0 1em;font-size:13px}\
+        th,td{padding:.2em .5em;border-bottom:1px solid #e2e8f0;text-align:left;white-space:nowrap}\
         td.count{text-align:right;font-variant-numeric:tabular-nums}\
         td.wrap,td.meaning{white-space:normal;overflow-wrap:break-word;min-width:8em}\
         td.destination{white-space:normal;overflow-wrap:break-word;min-width:14em}td.when{white-space:normal}\

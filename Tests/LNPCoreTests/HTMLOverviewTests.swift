@@ -96,13 +96,13 @@ struct HTMLOverviewTests {
         let html = page(entries)
         let curl = part(html, from: "id=\"program-0\"", to: "</section>")
         #expect(curl.contains("<th>DENIED BECAUSE</th>"))
-        #expect(curl.contains("<td class=\"wrap\">local: on-link 10.77.0.0/24 via c0</td><td class=\"count\">2</td>"
+        #expect(curl.contains("<td class=\"wrap\">on-link 10.77.0.0/24 via c0</td><td class=\"count\">2</td>"
             + "<td class=\"count\">4</td><td class=\"wrap\">lnp-run --deny, not answered</td>"))
         let avahi = part(html, from: "id=\"program-2\"", to: "</section>")
         #expect(avahi.contains("<td class=\"wrap\">not local: through a gateway (route 0.0.0.0/0)</td>"))
         // Records that disagree say so.
         let mixed = page([auditEntry(0, reason: "link-local via eth0"), auditEntry(1, reason: "on-link 10.77.0.0/24 via c0")])
-        #expect(mixed.contains("<td class=\"wrap\">local: link-local via eth0, and others</td>"))
+        #expect(mixed.contains("<td class=\"wrap\">link-local via eth0, and others</td>"))
     }
 
     /// Causes come from the files: any number of words, unknown ones too, are counted in a
