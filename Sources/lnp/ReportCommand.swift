@@ -22,7 +22,9 @@ struct ReportCommand: ParsableCommand {
             records themselves, one JSON object a line, every field, denials included, for scripts; \
             --format ndjson writes Apple's App Privacy Report networkActivity records, of the allowed \
             operations only (a denied one contacted nothing); --format html writes one self-contained \
-            page with a timeline and a chart per program, which counts together the least busy \
+            page, titled with this machine's name and the records' span: an overview of every \
+            program's allowed and denied operations, the busiest destinations and why operations were \
+            denied, then a timeline and a chart per program; it counts together the least busy \
             destinations and programs of a large audit, so that it stays under 2 MB.
             """)
 
