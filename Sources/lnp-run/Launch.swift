@@ -12,6 +12,8 @@ import Glibc
 /// under the preload and the supervisor, its tree answered until the last process has gone.
 extension RunOptions {
     func launch() throws(Failure) {
+        // Before lnp-run opens anything: which descriptors a service manager passed.
+        let handOff = ServiceHandOff.atStart()
         // A standard stream lnp-run was started without (a service manager's, `<&- >&-`) is
         // held by /dev/null, close-on-exec: else the first descriptors lnp-run opens (the
         // signalfd, the audit) take its number, and the keeper, which puts /dev/null on the
@@ -56,15 +58,15 @@ extension RunOptions {
             throw Failure(problem.message, status: problem.status)
         }
         // From here on, the keeper (RunKeeper): the process the shell waits for only waits.
-        try RunKeeper.split(signals: signals) { statusChannel throws(Failure) in
+        try RunKeeper.split(signals: signals, handOff: handOff) { statusChannel throws(Failure) in
             try keep(program: program, arguments: arguments, errno: errno, bonjour: bonjour,
-                     signals: signals, statusChannel: statusChannel)
+                     signals: signals, handOff: handOff, statusChannel: statusChannel)
         }
     }
 
     /// The keeper's part of the launch, on a thread of its own (RunKeeper.split).
     private func keep(program: String, arguments: [String], errno: Int32, bonjour: BonjourDeclaration,
-                      signals: SignalIntake, statusChannel: StatusChannel) throws(Failure) -> Never {
+                      signals: SignalIntake, handOff: ServiceHandOff, statusChannel: StatusChannel) throws(Failure) -> Never {
         // Without --allow or --deny, the store is read on a thread of its own while the rest of
         // the start goes on (SQLite's open and query were a third of the keeper's work before
         // the program starts).
@@ -138,11 +140,13 @@ extension RunOptions {
         _ = lnp_set_dumpable(supervision.filter == nil ? 1 : 0)
         Spawn.keepDescriptorForThePreload()
         let environment = settings.environment(from: ProcessEnvironment.current(), runPID: getpid())
+        let handedOn = handOff.programEnvironment(environment)
         // A run that may ask gives the program a terminal of its own (TerminalRelay).
         let relay = asking != nil ? TerminalRelay.start() : nil
         var hooks = strict ? Self.socketHooks(administersTheSystem: !supervision.noNewPrivs, nested: enclosing != nil) : nil
-        var started = Spawn.start(path: program, arguments: arguments, environment: environment + supervision.environment,
-                                  signals: signals, relay: relay, supervision: supervision, cgroup: hooks)
+        var started = Spawn.start(path: program, arguments: arguments, environment: handedOn.environment + supervision.environment,
+                                  ownPIDEntries: handedOn.ownPIDEntries, signals: signals, relay: relay,
+                                  supervision: supervision, cgroup: hooks)
         if case .failure(let refused) = started, refused.isFilter {
             // Below another supervisor (EBUSY): a nested lnp-run, whose calls the outer one
             // decides and whose page the preload keeps using; or no seccomp at all.
@@ -157,8 +161,8 @@ extension RunOptions {
             // No supervisor of its own: its hooks would refuse the calls another one makes.
             hooks?.remove()
             hooks = nil
-            started = Spawn.start(path: program, arguments: arguments, environment: environment + supervision.environment,
-                                  signals: signals, relay: relay, supervision: supervision)
+            started = Spawn.start(path: program, arguments: arguments, environment: handedOn.environment + supervision.environment,
+                                  ownPIDEntries: handedOn.ownPIDEntries, signals: signals, relay: relay, supervision: supervision)
         }
         let child: pid_t
         switch started {
@@ -171,6 +175,10 @@ extension RunOptions {
             throw Failure("cannot execute \(program): \(ErrnoName.description(of: failure))",
                           status: failure == ENOENT ? ExitStatus.notFound : ExitStatus.notExecutable)
         }
+        // The program has the sockets a service manager passed, and its standard input and
+        // output: the keeper holds no copy (its notes go to the standard error).
+        handOff.closePassedDescriptors()
+        ProgramStreams.letGo([0, 1])
         Spawn.raiseDescriptorLimit()
         // "Last used" is written beside the run: another writer may hold the store for
         // seconds, and the program's asks are served from the run loop below.

@@ -9,11 +9,14 @@ the program): what systemd hands the main process must reach the program as if i
 import json
 import os
 import select
-import socket
+import signal
+import shutil
 import subprocess
 import time
 
-from conftest import FIXTURES
+import pytest
+
+from conftest import FIXTURES, require, run
 
 SD_DAEMON = FIXTURES / "sd_daemon.py"
 MANAGER = FIXTURES / "service_manager.py"
@@ -27,30 +30,37 @@ class Service:
         self.process = subprocess.Popen(
             ["ip", "netns", "exec", lan.client_ns, "python3", str(MANAGER)] + [str(o) for o in manager_options]
             + ["--"] + [str(c) for c in command],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         self.lines = []
+        self.taken = set()
+        self.pending = b""
 
     def line(self, key, timeout=20):
-        """The next line with `key` (lines before it are kept in `lines`)."""
+        """The first line with `key` not taken yet (the manager's and the program's lines
+        come in either order)."""
         deadline = time.time() + timeout
-        while time.time() < deadline:
+        while True:
+            for index, entry in enumerate(self.lines):
+                if key in entry and index not in self.taken:
+                    self.taken.add(index)
+                    return entry
+            if b"\n" in self.pending:
+                text, self.pending = self.pending.split(b"\n", 1)
+                self.lines.append(json.loads(text))
+                continue
             ready, _, _ = select.select([self.process.stdout], [], [], max(0, deadline - time.time()))
-            if not ready:
-                break
-            text = self.process.stdout.readline()
-            if not text:
-                break
-            entry = json.loads(text)
-            self.lines.append(entry)
-            if key in entry:
-                return entry
-        raise AssertionError(f"no {key!r} line; got {self.lines}; stderr: {self.stop()}")
+            read = os.read(self.process.stdout.fileno(), 65536) if ready else b""
+            if not read:
+                raise AssertionError(f"no {key!r} line; got {self.lines}; stderr: {self.stop()}")
+            self.pending += read
 
     def stop(self):
         if self.process.poll() is None:
             self.process.kill()
-        _, stderr = self.process.communicate(timeout=10)
-        return stderr
+        self.process.wait(10)
+        if not self.process.stdin.closed:
+            self.process.stdin.close()
+        return self.process.stderr.read().decode(errors="replace")
 
 
 def peer_reads(lan, address, port):
@@ -70,14 +80,17 @@ def unix_reads(lan, path):
     return result.stdout
 
 
-def test_sockets_systemd_passes_are_the_programs(lan, workdir):
+@pytest.mark.parametrize("options", [["--deny"], ["--deny", "--usage-description", "a", "--usage-description", "b"]],
+                         ids=["read-by-hand", "read-by-argumentparser"])
+def test_sockets_systemd_passes_are_the_programs(lan, workdir, options):
     """LISTEN_PID names the main process, lnp-run: the program (its grandchild) must find its
     own pid there, or sd_listen_fds gives it nothing. The sockets keep their numbers and names,
-    and they work: the peer's connection over the veth and a local Unix client are served."""
+    and they work: the peer's connection over the veth and a local Unix client are served.
+    (A command line lnp-run leaves to lnp-run-arguments is run again in the same process.)"""
     path = workdir / "service-unix.sock"
     path.unlink(missing_ok=True)
     service = Service(lan, ["--tcp", "10.77.0.1:7301", "--unix", path],
-                      [lan.build.lnp_run, "--deny", "--", "python3", SD_DAEMON, "listen"])
+                      [lan.build.lnp_run] + options + ["--", "python3", SD_DAEMON, "listen"])
     try:
         main_pid = service.line("main_pid")["main_pid"]
         report = service.line("sockets")
@@ -128,6 +141,125 @@ def test_the_watchdog_is_the_programs(lan):
     try:
         report = service.line("enabled")
         assert (report["enabled"], report["usec"], report["WATCHDOG_PID"]) == (1, 30_000_000, str(report["pid"])), report
+        assert service.line("exit")["exit"] == 0
+    finally:
+        service.stop()
+
+
+def test_systemd_socket_activate_starts_the_program_with_its_sockets(lan, workdir):
+    """systemd's own socket activator (systemd-socket-activate, from the systemd package): it
+    listens, and at the first connection starts lnp-run with the sockets and LISTEN_PID set to
+    lnp-run's pid; the program behind lnp-run serves that connection on them."""
+    require(shutil.which("systemd-socket-activate") is not None,
+            "systemd-socket-activate is not installed (scripts/deps test installs systemd)")
+    path = workdir / "activate-unix.sock"
+    path.unlink(missing_ok=True)
+    report_path = workdir / "activate-report.json"
+    activator = subprocess.Popen(
+        ["ip", "netns", "exec", lan.client_ns, "systemd-socket-activate", "-l", "10.77.0.1:7303", "-l", str(path),
+         "--fdname=web:control", str(lan.build.lnp_run), "--deny", "--", "sh", "-c",
+         f'exec python3 {SD_DAEMON} listen > {report_path}'],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.time() + 10
+        while not path.exists() and time.time() < deadline:
+            time.sleep(0.05)
+        assert path.exists(), "systemd-socket-activate did not listen"
+        assert peer_reads(lan, "10.77.0.1", 7303) == "web\n"
+        assert unix_reads(lan, path) == "control\n"
+        report = json.loads(report_path.read_text())
+        assert (report["count"], report["LISTEN_PID"]) == (2, str(report["pid"])), report
+        assert [(s["fd"], s["name"], s["family"]) for s in report["sockets"]] == \
+            [(3, "web", "AF_INET"), (4, "control", "AF_UNIX")]
+    finally:
+        activator.terminate()
+        activator.wait(10)
+
+
+def test_a_listen_pid_naming_another_process_is_left_as_it_is(lan):
+    """Sockets meant for another process (a LISTEN_PID inherited from further up) are not the
+    program's: lnp-run hands on nothing that was not meant for it, as sd_listen_fds would."""
+    result = lan.client(["env", "LISTEN_FDS=1", "LISTEN_PID=1", "WATCHDOG_USEC=1000000", "WATCHDOG_PID=1",
+                         lan.build.lnp_run, "--deny", "--", "sh", "-c",
+                         f'echo "$LISTEN_PID $WATCHDOG_PID"; exec python3 {SD_DAEMON} watchdog'])
+    assert result.returncode == 0, result.stderr
+    first, second = result.stdout.splitlines()
+    assert first == "1 1"
+    assert json.loads(second)["enabled"] == 0
+
+
+def test_an_inetd_connection_the_program_closes_is_closed(lan):
+    """`Accept=yes` with `StandardInput=socket`: the connection is the program's standard input
+    and output. When the program closes them, the client sees the end of the stream, while the
+    program still runs: lnp-run's processes hold no copy of its standard streams."""
+    service = Service(lan, ["--tcp", "10.77.0.1:7304", "--inetd"],
+                      [lan.build.lnp_run, "--deny", "--", "sh", "-c", "echo served; exec >&- <&-; exec sleep 30"])
+    try:
+        service.line("listening")
+        client = lan.peer(["python3", "-c",
+                           "import socket; c = socket.create_connection(('10.77.0.1', 7304), 5); c.settimeout(5)\n"
+                           "try:\n    print(repr(c.makefile('rb').read()))\nexcept socket.timeout:\n    print('no end of stream')"])
+        assert client.stdout == "b'served\\n'\n", "the client saw no end of the stream the program closed"
+        main_pid = service.line("main_pid")["main_pid"]
+        assert service.process.poll() is None  # the program is still running
+        os.kill(main_pid, signal.SIGTERM)  # systemctl stop, as KillMode=mixed sends it
+        assert service.line("exit")["exit"] == -signal.SIGTERM
+    finally:
+        service.stop()
+
+
+@pytest.fixture(scope="module")
+def static_notify(workdir):
+    """Tests/fixtures/notify.c, static: its sd_notify is seen by the supervisor alone."""
+    output = workdir / "notify-static"
+    result = run(["gcc", "-O2", "-Wall", "-static", "-o", str(output), str(FIXTURES / "notify.c")])
+    assert result.returncode == 0, result.stderr
+    return output
+
+
+NOTIFIERS = {
+    "libsystemd": (["--deny"], ["python3", SD_DAEMON, "notify"]),
+    "libsystemd-strict": (["--deny", "--strict"], ["python3", SD_DAEMON, "notify"]),
+    "libsystemd-preload-only": (["--deny", "--preload-only"], ["python3", SD_DAEMON, "notify"]),
+    "static": (["--deny"], None),
+}
+
+
+@pytest.mark.parametrize("notifier", NOTIFIERS)
+def test_a_notification_reaches_the_service_manager_unchanged(lan, workdir, audit, static_notify, notifier):
+    """Type=notify: the program's sd_notify goes to NOTIFY_SOCKET, a Unix datagram socket, which
+    is not the network: the preload and the supervisor let it through as it is, unrecorded even
+    with --audit-all. It comes from the program's pid, not the main pid (lnp-run's): the unit
+    needs NotifyAccess=all, or systemd drops it and the start times out."""
+    options, command = NOTIFIERS[notifier]
+    command = command or [static_notify]
+    socket_path = workdir / f"notify-{notifier}.sock"
+    socket_path.unlink(missing_ok=True)
+    text = "READY=1\nSTATUS=serving 3 clients"
+    service = Service(lan, ["--notify", socket_path],
+                      [lan.build.lnp_run] + options + ["--audit", audit.path, "--audit-all", "--"] + command + [text])
+    try:
+        main_pid = service.line("main_pid")["main_pid"]
+        program = service.line("sent")
+        assert program["sent"] > 0, program
+        message = service.line("notify")
+        assert (message["notify"], message["pid"], message["fds"]) == (text, program["pid"], [])
+        assert message["pid"] != main_pid
+        assert service.line("exit")["exit"] == 0
+        assert audit.records() == []
+    finally:
+        service.stop()
+
+
+def test_a_descriptor_for_the_store_reaches_the_service_manager(lan, workdir):
+    """FDSTORE=1: a descriptor sent with the notification (SCM_RIGHTS) arrives with it."""
+    socket_path = workdir / "notify-store.sock"
+    socket_path.unlink(missing_ok=True)
+    service = Service(lan, ["--notify", socket_path],
+                      [lan.build.lnp_run, "--deny", "--", "python3", SD_DAEMON, "store", "FDSTORE=1\nFDNAME=cache"])
+    try:
+        message = service.line("notify")
+        assert (message["notify"], message["fds"]) == ("FDSTORE=1\nFDNAME=cache", ["pipe"])
         assert service.line("exit")["exit"] == 0
     finally:
         service.stop()
