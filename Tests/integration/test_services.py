@@ -6,8 +6,10 @@ Under systemd, lnp-run is the main process and the program its grandchild (lnp-r
 the program): what systemd hands the main process must reach the program as if it were it.
 """
 
+import contextlib
 import json
 import os
+import pathlib
 import select
 import signal
 import shutil
@@ -16,7 +18,9 @@ import time
 
 import pytest
 
-from conftest import FIXTURES, require, run
+from conftest import FIXTURES, dev_log_command, json_lines, require, run
+from test_lnp_decisions import etc_lnp  # noqa: F401 (a fixture)
+from test_syslog import HEADER, listener  # noqa: F401 (a fixture)
 
 SD_DAEMON = FIXTURES / "sd_daemon.py"
 MANAGER = FIXTURES / "service_manager.py"
@@ -26,10 +30,12 @@ class Service:
     """service_manager.py, in the client namespace, starting `command`; its JSON lines and the
     program's, read as they come."""
 
-    def __init__(self, lan, manager_options, command):
+    def __init__(self, lan, manager_options, command, dev_log=None):
+        manager = ["python3", str(MANAGER)] + [str(o) for o in manager_options] + ["--"] + [str(c) for c in command]
+        if dev_log:
+            manager = dev_log_command(lan, dev_log, manager)
         self.process = subprocess.Popen(
-            ["ip", "netns", "exec", lan.client_ns, "python3", str(MANAGER)] + [str(o) for o in manager_options]
-            + ["--"] + [str(c) for c in command],
+            ["ip", "netns", "exec", lan.client_ns] + manager,
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         self.lines = []
         self.taken = set()
@@ -263,3 +269,110 @@ def test_a_descriptor_for_the_store_reaches_the_service_manager(lan, workdir):
         assert service.line("exit")["exit"] == 0
     finally:
         service.stop()
+
+
+def parent(pid):
+    status = pathlib.Path(f"/proc/{pid}/status").read_text()
+    return int(status.split("\nPPid:")[1].split()[0])
+
+
+@pytest.mark.parametrize("kill_mode", ["mixed", "control-group"])
+def test_stopping_the_service(lan, listener, kill_mode):
+    """systemctl stop, as systemd does it for each KillMode=, on a service recording to the
+    system log. `mixed`: SIGTERM to the main process (lnp-run) alone, which passes it on: the
+    program gets it once, from the keeper. `control-group` (the default): SIGTERM to the main
+    process, then to every other process of the service's cgroup, the keeper and the program:
+    the program gets the manager's, and may get lnp-run's too (a second one that arrives while
+    the first is pending is merged with it). Either way the program's last operation, after
+    its SIGTERM, reaches the logger before the main process exits with the program's status;
+    then systemd kills what is left (at once under `mixed`), the keeper with it."""
+    service = Service(lan, [], [lan.build.lnp_run, "--deny", "--audit", "syslog", "--", "python3", SD_DAEMON, "stop",
+                                "10.77.0.2", "8080"], dev_log=listener.path)
+    try:
+        main = service.line("main_pid")["main_pid"]
+        program = service.line("ready")["ready"]
+        keeper = parent(program)
+        assert parent(keeper) == main
+        for pid in [main] if kill_mode == "mixed" else [main, keeper, program]:
+            os.kill(pid, signal.SIGTERM)
+        last = service.line("sigterm_from")
+        assert last["connect"] == "EHOSTUNREACH"
+        assert service.line("exit")["exit"] == 0
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(keeper, signal.SIGKILL)
+        if kill_mode == "mixed":
+            assert last["sigterm_from"] == [keeper]
+        else:
+            assert 1 <= len(last["sigterm_from"]) <= 3 and set(last["sigterm_from"]) <= {os.getpid(), keeper}, last
+        [message] = listener.messages()
+        record = json.loads(HEADER.fullmatch(message).group(4))
+        assert (record["pid"], record["address"], record["port"], record["decision"]) == (program, "10.77.0.2", 8080, "deny")
+    finally:
+        service.stop()
+
+
+# User=: the service runs as that user, with the environment systemd gives it (HOME from the
+# password database, no XDG_STATE_HOME), in a session of its own without a terminal.
+
+def as_service_user(lan, command, *, state=None, administrator=None, user="nobody", uid=65534):
+    """`command` as systemd runs a unit's ExecStart= with User=`user`: that user's environment,
+    no controlling terminal (setsid), /dev/null on standard input; `state` as XDG_STATE_HOME;
+    `administrator` as the text of /etc/lnp/decisions.conf (a tmpfs this command alone sees)."""
+    environment = {"PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "HOME": "/nonexistent",
+                   "USER": user, "LOGNAME": user, "SHELL": "/usr/sbin/nologin", "INVOCATION_ID": "0" * 32}
+    if state:
+        environment["XDG_STATE_HOME"] = str(state)
+    full = (["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "env", "-i"]
+            + [f"{k}={v}" for k, v in environment.items()] + ["setsid", "--wait"] + [str(c) for c in command])
+    if administrator is not None:
+        script = ('mount -t tmpfs -o mode=0755,size=1m lnp-test /etc/lnp\n'
+                  'printf "%s" "$0" > /etc/lnp/decisions.conf\nexec "$@"')
+        full = ["unshare", "--mount", "--propagation", "private", "--", "sh", "-ec", script, administrator] + full
+    return subprocess.run(["ip", "netns", "exec", lan.client_ns] + full, capture_output=True, text=True,
+                          stdin=subprocess.DEVNULL, timeout=60)
+
+
+CONNECT = ["connect", "tcp", "10.77.0.2", "8080"]
+
+
+def test_a_service_user_with_deny_is_asked_nothing(lan, fixtures):
+    """`--deny` decides for the run: no store is read (nobody's home does not exist) and
+    nothing is said; the local connect fails at once."""
+    result = as_service_user(lan, [lan.build.lnp_run, "--deny", "--", fixtures.probe] + CONNECT)
+    assert (result.returncode, result.stderr) == (0, "")
+    assert [(r["call"], r["errno"]) for r in json_lines(result.stdout)] == [("connect", "EHOSTUNREACH")]
+    assert not os.path.exists("/nonexistent")
+
+
+def test_a_service_without_a_decision_is_denied_and_says_so(lan, fixtures):
+    """Neither option and nothing decided: no terminal to ask on, so denied, with one line for
+    the journal that says how to decide."""
+    result = as_service_user(lan, [lan.build.lnp_run, "--", fixtures.probe] + CONNECT)
+    assert [(r["call"], r["errno"]) for r in json_lines(result.stdout)] == [("connect", "EHOSTUNREACH")]
+    assert result.stderr == (f"lnp-run: denied local-network access: {fixtures.probe} is undetermined and there is no "
+                             f"terminal to ask on; decide with 'lnp allow {fixtures.probe}' (or 'lnp deny')\n")
+    assert not os.path.exists("/nonexistent")
+
+
+def test_a_service_users_own_store_decides(lan, fixtures, workdir):
+    """A store of the service's own (`StateDirectory=`, given as XDG_STATE_HOME), decided by
+    `lnp allow` run as that user: the service runs under that decision, without an option."""
+    state = workdir / f"service-state-{time.monotonic_ns()}"
+    state.mkdir()
+    os.chown(state, 65534, 65534)
+    decided = as_service_user(lan, [lan.build.lnp, "allow", fixtures.probe], state=state)
+    assert decided.returncode == 0, decided.stderr
+    result = as_service_user(lan, [lan.build.lnp_run, "--", fixtures.probe] + CONNECT, state=state)
+    assert (result.returncode, result.stderr) == (0, "")
+    assert [(r["call"], r["result"]) for r in json_lines(result.stdout)] == [("connect", 0)]
+    assert (state / "lnp" / "decisions.sqlite").stat().st_uid == 65534
+
+
+def test_the_administrators_file_decides_over_the_drop_ins_deny(lan, fixtures, etc_lnp):
+    """One drop-in for the fleet (`--deny`) and, per machine, /etc/lnp/decisions.conf for the
+    programs that may: the administrator's word comes first, and lnp-run says so."""
+    result = as_service_user(lan, [lan.build.lnp_run, "--deny", "--", fixtures.probe] + CONNECT,
+                             administrator=f"allow {fixtures.probe}\n")
+    assert [(r["call"], r["result"]) for r in json_lines(result.stdout)] == [("connect", 0)]
+    assert result.stderr == (f"lnp-run: warning: the administrator has allowed {fixtures.probe} "
+                             f"(/etc/lnp/decisions.conf:1); --deny does not apply\n")
