@@ -94,6 +94,9 @@ extension RunOptions {
         var supervision = Supervision(preloadOnly ? .off : strict ? .strict : .withGadget, features: features)
         let observability = Observability.examine(program, preload: try? ELFFile.read(path: preload))
         SupervisedProgram.warnings(observability, program: program, supervision: supervision).forEach(Diagnostics.warning)
+        if supervision.filter != nil, let refused = Supervision.descriptorTakingRefused() {
+            Diagnostics.warning(SupervisedProgram.descriptorsRefused(refused.call, refused.errno))
+        }
 
         let enclosing = try EnclosingRun.find(hint: ProgramLocator.environmentValue("LNP_RUN"))
         lookup?.wait()

@@ -376,3 +376,67 @@ def test_the_administrators_file_decides_over_the_drop_ins_deny(lan, fixtures, e
     assert [(r["call"], r["result"]) for r in json_lines(result.stdout)] == [("connect", 0)]
     assert result.stderr == (f"lnp-run: warning: the administrator has allowed {fixtures.probe} "
                              f"(/etc/lnp/decisions.conf:1); --deny does not apply\n")
+
+
+# A unit's sandboxing directives, as Tests/fixtures/sandbox.c applies them without systemd.
+
+@pytest.fixture(scope="module")
+def sandbox(workdir):
+    output = workdir / "sandbox"
+    result = run(["gcc", "-O2", "-Wall", "-o", str(output), str(FIXTURES / "sandbox.c")])
+    assert result.returncode == 0, result.stderr
+    return output
+
+
+PIDFD_GETFD_REFUSED = ("lnp-run: warning: pidfd_getfd is refused here (Operation not permitted: a seccomp filter, as "
+                       "systemd's SystemCallFilter=@system-service, which leaves out pidfd_getfd): the supervisor cannot take the "
+                       "socket of a call it is notified of, and denies each one (the C library's own DNS queries, static "
+                       "programs, raw system calls); allow pidfd_getfd, or run with --preload-only\n")
+
+
+def test_a_unit_that_refuses_pidfd_getfd_is_told_so(lan, fixtures, sandbox):
+    """SystemCallFilter=@system-service leaves out pidfd_getfd, without which the supervisor
+    cannot decide a call: each notified call is denied, lnp failing closed (here a static
+    program's connect to a host off the local network, and the C library's own connects).
+    lnp-run says why when it starts, and what to do; with --preload-only nothing is notified."""
+    result = lan.client([sandbox, "--refuse", "pidfd_getfd", "--", lan.build.lnp_run, "--deny", "--",
+                         fixtures.probe_static, "connect", "tcp", "203.0.113.5", "8080"])
+    assert [(r["call"], r["errno"]) for r in json_lines(result.stdout)] == [("connect", "EHOSTUNREACH")]
+    assert result.stderr.startswith(PIDFD_GETFD_REFUSED), result.stderr
+    plain = lan.client([sandbox, "--refuse", "pidfd_getfd", "--", lan.build.lnp_run, "--deny", "--preload-only", "--",
+                        fixtures.probe, "connect", "tcp", "203.0.113.5", "8080"])
+    assert [(r["call"], r["result"]) for r in json_lines(plain.stdout)] == [("connect", 0)]
+    assert plain.stderr == ""
+
+
+def test_a_unit_that_refuses_seccomp_runs_with_the_preload_alone(lan, fixtures, sandbox):
+    """SystemCallFilter= without seccomp(2) (@system-service leaves it out too): lnp-run cannot
+    install its filter, says so, and the preload alone decides."""
+    result = lan.client([sandbox, "--refuse", "seccomp", "--", lan.build.lnp_run, "--deny", "--",
+                         fixtures.probe, "connect", "tcp", "10.77.0.2", "8080"])
+    assert [(r["call"], r["errno"]) for r in json_lines(result.stdout)] == [("connect", "EHOSTUNREACH")]
+    assert result.stderr.startswith("lnp-run: warning: cannot supervise system calls (seccomp: Operation not permitted); "
+                                    "only the preload decides"), result.stderr
+
+
+def test_a_unit_without_af_netlink_fails_closed(lan, fixtures, sandbox, audit):
+    """RestrictAddressFamilies= without AF_NETLINK: the preload cannot ask the kernel for a
+    route, so every destination but loopback counts as local, and the record says why."""
+    result = lan.client([sandbox, "--refuse-family", "AF_NETLINK", "--", lan.build.lnp_run, "--deny", "--audit",
+                         audit.path, "--", fixtures.probe, "connect", "tcp", "203.0.113.5", "8080"])
+    assert [(r["call"], r["errno"]) for r in json_lines(result.stdout)] == [("connect", "EHOSTUNREACH")]
+    [record] = audit.records()
+    assert (record["reason"], record["decision"]) == ("route could not be learned (EAFNOSUPPORT)", "deny")
+
+
+def test_memory_deny_write_execute_leaves_the_decisions_as_they_were(lan, fixtures, sandbox, audit):
+    """MemoryDenyWriteExecute=yes: the preload's page cannot be made executable, so its calls
+    go to the supervisor too (as under --strict), which decides them alike."""
+    denied = lan.client([sandbox, "--mdwe", "--", lan.build.lnp_run, "--deny", "--audit", audit.path, "--",
+                         fixtures.probe, "connect", "tcp", "10.77.0.2", "8080"])
+    assert [(r["call"], r["errno"]) for r in json_lines(denied.stdout)] == [("connect", "EHOSTUNREACH")]
+    assert [(r["address"], r["decision"]) for r in audit.records()] == [("10.77.0.2", "deny")]
+    allowed = lan.client([sandbox, "--mdwe", "--", lan.build.lnp_run, "--deny", "--",
+                          fixtures.probe, "connect", "tcp", "203.0.113.5", "8080"])
+    assert [(r["call"], r["result"]) for r in json_lines(allowed.stdout)] == [("connect", 0)]
+    assert (denied.stderr, allowed.stderr) == ("", "")
