@@ -94,9 +94,6 @@ extension RunOptions {
         var supervision = Supervision(preloadOnly ? .off : strict ? .strict : .withGadget, features: features)
         let observability = Observability.examine(program, preload: try? ELFFile.read(path: preload))
         SupervisedProgram.warnings(observability, program: program, supervision: supervision).forEach(Diagnostics.warning)
-        if supervision.filter != nil, let refused = Supervision.descriptorTakingRefused() {
-            Diagnostics.warning(SupervisedProgram.descriptorsRefused(refused.call, refused.errno))
-        }
 
         let enclosing = try EnclosingRun.find(hint: ProgramLocator.environmentValue("LNP_RUN"))
         lookup?.wait()
@@ -177,6 +174,10 @@ extension RunOptions {
             server.stop()
             throw Failure("cannot execute \(program): \(ErrnoName.description(of: failure))",
                           status: failure == ENOENT ? ExitStatus.notFound : ExitStatus.notExecutable)
+        }
+        // (Said once the filter is in: where seccomp is refused too, that is what matters.)
+        if supervision.filter != nil, let refused = Supervision.descriptorTakingRefused() {
+            Diagnostics.warning(SupervisedProgram.descriptorsRefused(refused.call, refused.errno))
         }
         // The program has the sockets a service manager passed, and its standard input and
         // output: the keeper holds no copy (its notes go to the standard error).

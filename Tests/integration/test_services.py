@@ -10,6 +10,7 @@ import contextlib
 import json
 import os
 import pathlib
+import re
 import select
 import signal
 import shutil
@@ -431,12 +432,69 @@ def test_a_unit_without_af_netlink_fails_closed(lan, fixtures, sandbox, audit):
 
 def test_memory_deny_write_execute_leaves_the_decisions_as_they_were(lan, fixtures, sandbox, audit):
     """MemoryDenyWriteExecute=yes: the preload's page cannot be made executable, so its calls
-    go to the supervisor too (as under --strict), which decides them alike."""
+    go to the supervisor too (as under --strict), which decides them alike, and records each
+    operation once: the preload's record of a call the supervisor makes is a second one."""
     denied = lan.client([sandbox, "--mdwe", "--", lan.build.lnp_run, "--deny", "--audit", audit.path, "--",
                          fixtures.probe, "connect", "tcp", "10.77.0.2", "8080"])
     assert [(r["call"], r["errno"]) for r in json_lines(denied.stdout)] == [("connect", "EHOSTUNREACH")]
     assert [(r["address"], r["decision"]) for r in audit.records()] == [("10.77.0.2", "deny")]
-    allowed = lan.client([sandbox, "--mdwe", "--", lan.build.lnp_run, "--deny", "--",
-                          fixtures.probe, "connect", "tcp", "203.0.113.5", "8080"])
-    assert [(r["call"], r["result"]) for r in json_lines(allowed.stdout)] == [("connect", 0)]
+    audit.path.unlink()
+    allowed = lan.client([sandbox, "--mdwe", "--", lan.build.lnp_run, "--allow", "--audit", audit.path, "--",
+                          fixtures.probe, "sendto", "10.77.0.2", "9999"])
+    assert [(r["call"], r["result"]) for r in json_lines(allowed.stdout)] == [("sendto", 5)]
+    assert [(r["op"], r["decision"], r["by"]) for r in audit.records()] == [("sendto", "allow", "supervisor")]
     assert (denied.stderr, allowed.stderr) == ("", "")
+
+
+def system_call_numbers():
+    """x86-64's system calls by name, from the kernel's headers."""
+    defined = run(["gcc", "-dM", "-E", "-include", "asm/unistd_64.h", "-x", "c", "/dev/null"], check=True).stdout
+    return {m.group(1): int(m.group(2)) for m in re.finditer(r"#define __NR_(\w+) (\d+)", defined)}
+
+
+def systemd_filter(entries):
+    """The system calls a SystemCallFilter= allow list names, its groups expanded as systemd
+    expands them (systemd-analyze syscall-filter)."""
+    calls = set()
+    for entry in entries:
+        if not entry.startswith("@"):
+            calls.add(entry)
+            continue
+        listed = run(["systemd-analyze", "syscall-filter", entry], check=True).stdout.splitlines()[1:]
+        calls |= systemd_filter([line.strip() for line in listed if line.strip() and not line.strip().startswith("#")])
+    return calls
+
+
+@pytest.mark.parametrize("allowed,warned", [
+    (["@system-service"], "lnp-run: warning: cannot supervise system calls (seccomp: Operation not permitted)"),
+    (["@system-service", "seccomp"], "lnp-run: warning: pidfd_getfd is refused here"),
+    (["@system-service", "seccomp", "pidfd_getfd"], None),
+], ids=["system-service", "and-seccomp", "and-seccomp-and-pidfd_getfd"])
+def test_the_system_call_filter_a_unit_needs(lan, fixtures, sandbox, audit, allowed, warned):
+    """SystemCallFilter=@system-service, as systemd makes it (an allow list, EPERM for the
+    rest), and the two lines docs/services.md adds: with both, the supervisor works whole (a
+    static program's local connect denied and recorded, its connect off the local network
+    made by lnp-run), and nothing is said; with less, lnp-run says what is missing."""
+    require(shutil.which("systemd-analyze") is not None, "systemd-analyze is not installed (scripts/deps test installs systemd)")
+    numbers = system_call_numbers()
+    listed = ",".join(str(numbers[name]) for name in sorted(systemd_filter(allowed)) if name in numbers)
+    local = lan.client([sandbox, "--allow-only", listed, "--", lan.build.lnp_run, "--deny", "--audit", audit.path, "--",
+                        fixtures.probe_static, "connect", "tcp", "10.77.0.2", "8080"])
+    off = lan.client([sandbox, "--allow-only", listed, "--", lan.build.lnp_run, "--deny", "--",
+                      fixtures.probe_static, "connect", "tcp", "203.0.113.5", "8080"])
+    if warned:
+        assert local.stderr.startswith(warned) and local.stderr.count(warned) == 1, local.stderr
+        return
+    assert (local.stderr, off.stderr) == ("", "")
+    assert [(r["call"], r["errno"]) for r in json_lines(local.stdout)] == [("connect", "EHOSTUNREACH")]
+    assert [(r["address"], r["by"]) for r in audit.records()] == [("10.77.0.2", "supervisor")]
+    assert [(r["call"], r["result"]) for r in json_lines(off.stdout)] == [("connect", 0)]
+
+
+def test_strict_where_seccomp_is_refused_keeps_the_preloads_records(lan, fixtures, sandbox, audit):
+    """--strict leaves the records of allowed calls to the supervisor, which makes them; where
+    the filter is refused, the preload alone decides, and its records are the only ones."""
+    result = lan.client([sandbox, "--refuse", "seccomp", "--", lan.build.lnp_run, "--strict", "--allow", "--audit",
+                         audit.path, "--", fixtures.probe, "sendto", "10.77.0.2", "9999"])
+    assert [(r["call"], r["result"]) for r in json_lines(result.stdout)] == [("sendto", 5)]
+    assert [(r["op"], r["decision"], r["by"]) for r in audit.records()] == [("sendto", "allow", "preload")]
