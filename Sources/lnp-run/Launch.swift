@@ -119,8 +119,7 @@ extension RunOptions {
         }
         let records = RunRecords(
             destination: destination, scope: ownRecords, summarising: summary,
-            upstream: enclosing.flatMap { $0.records == .none ? nil : $0.pid }, enclosing: enclosing?.pid,
-            supervisorMakesEveryCall: supervision.isStrict)
+            upstream: enclosing.flatMap { $0.records == .none ? nil : $0.pid }, enclosing: enclosing?.pid)
         var asking: RunLoop.Asking? = nil
         if launch.asks {
             asking = RunLoop.Asking(
@@ -175,6 +174,7 @@ extension RunOptions {
             throw Failure("cannot execute \(program): \(ErrnoName.description(of: failure))",
                           status: failure == ENOENT ? ExitStatus.notFound : ExitStatus.notExecutable)
         }
+        records.supervised = supervision.filter != nil
         // (Said once the filter is in: where seccomp is refused too, that is what matters.)
         if supervision.filter != nil, let refused = Supervision.descriptorTakingRefused() {
             Diagnostics.warning(SupervisedProgram.descriptorsRefused(refused.call, refused.errno))
