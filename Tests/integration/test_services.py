@@ -19,7 +19,7 @@ import time
 
 import pytest
 
-from conftest import FIXTURES, dev_log_command, json_lines, require, run
+from conftest import FIXTURES, ROOT, dev_log_command, json_lines, require, run
 from test_lnp_decisions import etc_lnp  # noqa: F401 (a fixture)
 from test_syslog import HEADER, listener  # noqa: F401 (a fixture)
 
@@ -498,3 +498,48 @@ def test_strict_where_seccomp_is_refused_keeps_the_preloads_records(lan, fixture
                          audit.path, "--", fixtures.probe, "sendto", "10.77.0.2", "9999"])
     assert [(r["call"], r["result"]) for r in json_lines(result.stdout)] == [("sendto", 5)]
     assert [(r["op"], r["decision"], r["by"]) for r in audit.records()] == [("sendto", "allow", "preload")]
+
+
+# The unit files docs/services.md shows, as systemd reads them.
+
+def documented_units(directory, build, program):
+    """docs/services.md's unit files (the fenced blocks that start with their path under
+    /etc/systemd/system/), written into `directory` with lnp-run's and the program's paths put
+    in; the paths of those written."""
+    text = (ROOT / "docs" / "services.md").read_text()
+    written = []
+    for block in re.findall(r"```ini\n(.*?)```", text, re.S):
+        first, _, body = block.partition("\n")
+        assert first.startswith("# /etc/systemd/system/"), first
+        path = directory / first.removeprefix("# /etc/systemd/system/")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(block.replace("/usr/local/bin/lnp-run", str(build.lnp_run))
+                        .replace("/opt/agent/bin/printer-agent", str(program)))
+        written.append(path)
+    return written
+
+
+def test_the_documented_units_verify(build, workdir):
+    """`systemd-analyze verify` (which loads a unit and its drop-ins offline, and checks that
+    each command exists) finds nothing to say of the drop-in on a unit of the test's own, nor
+    of the documented unit and its socket."""
+    require(shutil.which("systemd-analyze") is not None, "systemd-analyze is not installed (scripts/deps test installs systemd)")
+    program = workdir / "printer-agent"
+    shutil.copy("/bin/true", program)
+    with_drop_in, whole = workdir / f"units-{time.monotonic_ns()}", workdir / f"units-whole-{time.monotonic_ns()}"
+    written = documented_units(with_drop_in, build, program)
+    names = sorted(p.relative_to(with_drop_in).as_posix() for p in written)
+    assert names == ["printer-agent.service", "printer-agent.service.d/lnp.conf", "printer-agent.socket"], names
+    # The drop-in alone, on a plain unit.
+    (with_drop_in / "printer-agent.socket").unlink()
+    (with_drop_in / "printer-agent.service").write_text(
+        f"[Unit]\nDescription=Printer agent\n\n[Service]\nType=notify\nExecStart={program} --config /etc/agent.conf\n"
+        "User=printer-agent\n")
+    documented_units(whole, build, program)
+    shutil.rmtree(whole / "printer-agent.service.d")
+    for unit in [with_drop_in / "printer-agent.service", whole / "printer-agent.service", whole / "printer-agent.socket"]:
+        result = run(["systemd-analyze", "verify", "--man=no", str(unit)])
+        assert (result.returncode, result.stdout, result.stderr) == (0, "", ""), unit
+    shown = run(["systemd-analyze", "verify", "--man=no", str(with_drop_in / "printer-agent.service")],
+                env=dict(os.environ, SYSTEMD_LOG_LEVEL="debug"))
+    assert f"Command Line: {build.lnp_run} --deny --audit syslog -- {program} --config /etc/agent.conf" in shown.stdout + shown.stderr
