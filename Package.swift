@@ -114,11 +114,16 @@ let package = Package(
         .executableTarget(
             name: "LNPRunMain", dependencies: ["lnp_run"], path: "Sources/LNPRunMain",
             linkerSettings: staticSwiftRuntime),
+        // Swift: the version `--version` prints, with the build's git revision, which the
+        // GitRevision plugin writes at build time. Only the commands that answer --version
+        // link it (lnp-run answers it through lnp-run-arguments); never the preload.
+        .target(name: "LNPVersion", path: "Sources/LNPVersion", plugins: ["GitRevision"]),
+        .plugin(name: "GitRevision", capability: .buildTool(), path: "Plugins/GitRevision"),
         // Swift: lnp-run's command line as ArgumentParser reads it, for the forms lnp-run
-        // leaves to lnp-run-arguments (help, completions, mistakes, unusual forms).
+        // leaves to lnp-run-arguments (help, version, completions, mistakes, unusual forms).
         .target(
             name: "lnp_run_arguments",
-            dependencies: ["lnp_run", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["lnp_run", "LNPVersion", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Sources/lnp-run-arguments"),
         // lnp-run-arguments: installed beside liblnp.so, where lnp-run finds it.
         .executableTarget(
@@ -127,7 +132,7 @@ let package = Package(
         .executableTarget(
             name: "lnp",
             dependencies: [
-                "LNPTools", "LNPCoreHost", "LNPStore", "LNPReport",
+                "LNPTools", "LNPCoreHost", "LNPStore", "LNPReport", "LNPVersion",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/lnp",
@@ -136,6 +141,6 @@ let package = Package(
             swiftSettings: [.unsafeFlags(["-static-stdlib"])],
             linkerSettings: staticSwiftRuntime),
         .testTarget(
-            name: "LNPCoreTests", dependencies: ["LNPCoreHost", "LNPTools", "LNPStore", "LNPReport", "LNPSupervisor", "lnp_run", "lnp_run_arguments"], path: "Tests/LNPCoreTests"),
+            name: "LNPCoreTests", dependencies: ["LNPCoreHost", "LNPTools", "LNPStore", "LNPReport", "LNPSupervisor", "lnp_run", "lnp_run_arguments", "LNPVersion"], path: "Tests/LNPCoreTests"),
     ]
 )

@@ -1,4 +1,5 @@
 import ArgumentParser
+import LNPVersion
 import lnp_run
 import LNPTools
 
@@ -13,6 +14,8 @@ public struct LNPRun: ParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "lnp-run",
         abstract: "Run a program under local network privacy.",
+        // (as the README writes it: `--` before PROGRAM keeps its options its own)
+        usage: "lnp-run [<options>] -- <PROGRAM> [<ARGS> ...]",
         discussion: """
             Every operation of PROGRAM, and of every child it starts, that would reach the local \
             network (an on-link host, a link-local, multicast or broadcast address, a .local name) \
@@ -22,7 +25,8 @@ public struct LNPRun: ParsableCommand {
             and the answer is remembered. With no terminal, it is denied and not remembered.
             The exit status is PROGRAM's: 127 if it is not found, 126 if it cannot be executed, \
             125 for an error of lnp-run's own.
-            """)
+            """,
+        version: ProjectVersion.line(for: "lnp-run"))
 
     @Flag(exclusivity: .exclusive)
     var policy: RunOptions.Policy?
@@ -107,10 +111,10 @@ public struct LNPRun: ParsableCommand {
         if start < arguments.count && arguments[start] != "--" { arguments.insert("--", at: start) }
         do {
             var options = try parsedByArgumentParser(arguments)
-            // ArgumentParser captures from the first word it does not know, which the hand
-            // reader never gives lnp-run.
-            if let first = options.command.first, first == "-h" || first == "--help" {
-                print(helpMessage())
+            // ArgumentParser captures from the first word it does not know, its own requests
+            // among them, which the hand reader never gives lnp-run.
+            if let first = options.command.first, let answer = answer(toRequest: first) {
+                print(answer)
                 Glibc.exit(0)
             }
             if let first = options.command.first, first != "--", first.hasPrefix("-") {
@@ -133,6 +137,17 @@ public struct LNPRun: ParsableCommand {
             }
             Diagnostics.error(OneLine.of(message(for: error)) + "; see 'lnp-run --help'")
             Glibc.exit(ExitStatus.ownError)
+        }
+    }
+
+    /// ArgumentParser's answer to a request of its own (help, the version, the description
+    /// the manual is generated from), or nil for any other word.
+    static func answer(toRequest word: String) -> String? {
+        switch word {
+        case "-h", "--help": return helpMessage()
+        case "--version": return configuration.version
+        case "--experimental-dump-help": return ToolDescription.withoutHelpSubcommand(_dumpHelp()) ?? _dumpHelp()
+        default: return nil
         }
     }
 

@@ -15,7 +15,7 @@ enum ArgumentReader {
         // Its first argument: this lnp-run, to run again.
         guard let own = PreloadLocator.currentExecutable(),
               let reader = PreloadLocator.locate(PreloadLocator.argumentReaderName, beside: own) else {
-            Diagnostics.error("cannot read this command line: \(PreloadLocator.argumentReaderName) is not beside lnp-run or in ../lib/lnp/")
+            Diagnostics.error("cannot read this command line: \(PreloadLocator.argumentReaderName) is not \(PreloadLocator.places)")
             exit(ExitStatus.ownError)
         }
         let argv = ([own] + arguments).map { strdup($0) } + [nil]

@@ -77,7 +77,7 @@ extension RunOptions {
         defer { lookup?.wait() }  // (an error ends the keeper: not while SQLite works)
         let identity = ProgramIdentity.of(executable: program, arguments: Array(arguments.dropFirst()))
         guard let preload = PreloadLocator.locate() else {
-            throw Failure("cannot find \(PreloadLocator.fileName) beside lnp-run or in ../lib/lnp/")
+            throw Failure("cannot find \(PreloadLocator.fileName) \(PreloadLocator.places)")
         }
         // The loader splits LD_PRELOAD at spaces and colons, with no way to escape them: such
         // a path would leave the program silently unobserved.

@@ -21,7 +21,7 @@ struct Check: ParsableCommand {
     var port: UInt16 = 0
 
     @Option(help: ArgumentHelp(
-        "Check as a socket that forces this output interface would reach each address (SO_BINDTODEVICE, IP_PKTINFO …).",
+        "Check as a socket that forces this output interface would reach each address (SO_BINDTODEVICE, IP_PKTINFO and the like).",
         valueName: "INTERFACE"))
     var interface: String?
 
@@ -68,10 +68,11 @@ struct Check: ParsableCommand {
             print(String(decoding: try encoder.encode(answers), as: UTF8.self))
             return
         }
-        let width = answers.map(\.target.count).max() ?? 0
+        let width = answers.map { UntrustedText.visible($0.target).count }.max() ?? 0
         for answer in answers {
             let verdict = answer.local ? "local    " : "not local"
-            print(answer.target.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + verdict + "  " + answer.reason)
+            print(UntrustedText.visible(answer.target).padding(toLength: width, withPad: " ", startingAt: 0) + "  " + verdict
+                + "  " + answer.reason)
         }
     }
 }

@@ -76,7 +76,7 @@ struct Decide: ParsableArguments {
         if json {
             try Output.json(recorded.map(DecisionReport.init))
         } else {
-            for decision in recorded { print("\(decision.state.rawValue) \(decision.path)") }
+            for decision in recorded { print("\(decision.state.rawValue) \(UntrustedText.visible(decision.path))") }
         }
     }
 }

@@ -120,7 +120,10 @@ enum Output {
     }
 
     /// Columns padded to their widest cell; the last one is not padded, nor any line's end.
+    /// Every cell is shown escaped (`UntrustedText`): a path with a newline or a tab stays one
+    /// cell of one row.
     static func table(_ rows: [[String]]) -> [String] {
+        let rows = rows.map { $0.map(UntrustedText.visible) }
         guard let columns = rows.map(\.count).max() else { return [] }
         var widths = [Int](repeating: 0, count: columns)
         for row in rows {

@@ -48,7 +48,7 @@ struct InspectCommand: ParsableCommand {
         if rows.contains(where: { $0.error != nil }) { throw ExitCode(1) }
     }
 
-    /// liblnp.so as lnp-run would find it (installed: ../lib/lnp/ from bin/lnp; in a build
+    /// liblnp.so as lnp-run would find it (installed: ../lib/lnp/ or ../lib/TRIPLET/lnp/ from bin/lnp; in a build
     /// directory: beside bin/); failing that, this program's own file, built for the same machine.
     static func preload() -> ELFFile? {
         guard let executable = PreloadLocator.currentExecutable() else { return nil }
@@ -70,8 +70,8 @@ struct InspectCommand: ParsableCommand {
         for (row, line) in zip(rows, main.dropFirst()) {
             lines.append(line)
             let details = row.details
-            if !details.isEmpty { lines.append("    " + details.joined(separator: "; ")) }
-            lines += row.warnings.map { "    note: " + $0 }
+            if !details.isEmpty { lines.append("    " + UntrustedText.visible(details.joined(separator: "; "))) }
+            lines += row.warnings.map { "    note: " + UntrustedText.visible($0) }
         }
         return lines
     }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import LNPTools
+import LNPVersion
 
 @main
 struct LNP: ParsableCommand {
@@ -7,6 +8,7 @@ struct LNP: ParsableCommand {
         commandName: "lnp",
         abstract: "Local network privacy for Linux programs.",
         discussion: "Run programs under it with lnp-run; see what lnp decides with these commands.",
+        version: ProjectVersion.line(for: "lnp"),
         subcommands: [
             Check.self, ListCommand.self, AllowCommand.self, DenyCommand.self, ResetCommand.self, ReportCommand.self,
             InspectCommand.self,

@@ -53,7 +53,7 @@ struct ResetCommand: ParsableCommand {
                 guard FileNow.hasChanged(decision, now) else { continue }
                 if try withStore({ () throws(StoreFailure) in try store?.reset(decision.path) ?? false }) {
                     reset.append(decision.path)
-                    lines.append("reset \(decision.path) (\(FileNow.note(decision, now)))")
+                    lines.append("reset \(UntrustedText.visible(decision.path)) (\(FileNow.note(decision, now)))")
                 }
             }
             if lines.isEmpty && !json { lines.append("no decided program has changed") }
@@ -73,7 +73,7 @@ struct ResetCommand: ParsableCommand {
             }
             for path in paths where try withStore({ () throws(StoreFailure) in try store?.reset(path) ?? false }) {
                 reset.append(path)
-                lines.append("reset \(path)")
+                lines.append("reset \(UntrustedText.visible(path))")
             }
         }
         if json { return try Output.json(Report(count: reset.count, programs: reset)) }

@@ -27,4 +27,25 @@ struct PreloadLocatorTests {
         #expect(PreloadLocator.locate(PreloadLocator.argumentReaderName, beside: root + "/bin/lnp-run") == root + "/lib/lnp/lnp-run-arguments")
         #expect(PreloadLocator.locate(beside: "bin/lnp-run") == nil, "a relative path is not the kernel's")
     }
+
+    /// The Debian package's place: /usr/lib/x86_64-linux-gnu/lnp/ from /usr/bin/lnp-run, after
+    /// the other two.
+    @Test func inTheMultiarchDirectory() throws {
+        let triplet = try #require(PreloadLocator.multiarchTriplet)
+        #if arch(x86_64)
+        #expect(triplet == "x86_64-linux-gnu")
+        #endif
+        let root = try makeTemporaryDirectory()
+        let multiarch = root + "/lib/" + triplet + "/lnp"
+        try FileManager.default.createDirectory(atPath: multiarch, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: root + "/lib/lnp", withIntermediateDirectories: true)
+        #expect(PreloadLocator.locate(beside: root + "/bin/lnp-run") == nil)
+        try writeFile(multiarch + "/liblnp.so", [])
+        try writeFile(multiarch + "/lnp-run-arguments", [])
+        #expect(PreloadLocator.locate(beside: root + "/bin/lnp-run") == multiarch + "/liblnp.so")
+        #expect(PreloadLocator.locate(PreloadLocator.argumentReaderName, beside: root + "/bin/lnp-run") == multiarch + "/lnp-run-arguments")
+        try writeFile(root + "/lib/lnp/liblnp.so", [])
+        #expect(PreloadLocator.locate(beside: root + "/bin/lnp-run") == root + "/lib/lnp/liblnp.so")
+        #expect(PreloadLocator.places == "beside lnp-run, in ../lib/lnp/ or in ../lib/\(triplet)/lnp/")
+    }
 }

@@ -202,6 +202,18 @@ def test_a_path_that_is_no_program_is_judged_as_a_shell_judges_it(user, programs
     assert user.json("list") == before, "nothing is recorded or reset when one program is unknown"
 
 
+def test_a_name_with_a_newline_or_a_tab_stays_on_its_line(user, programs):
+    """Every table and line of lnp's shows such a name escaped: one row, one line."""
+    tool = user.install(programs["a"], "to\tol\nx")
+    shown = str(tool).replace("\t", "\\u{9}").replace("\n", "\\u{a}")
+    assert user("allow", tool).stdout == f"allowed {shown}\n"
+    rows = user("list").stdout.splitlines()
+    assert len(rows) == 2 and rows[1].startswith(shown + "  "), rows
+    inspected = user("inspect", tool).stdout.splitlines()
+    assert inspected[1].startswith(shown + "  "), inspected
+    assert user("reset", tool).stdout == f"reset {shown}\n"
+
+
 def test_a_file_that_is_not_executable_is_decided_as_a_script(user, tmp_path):
     """python3 tool.py is decided as tool.py, which need not be executable (lnp-run of the file
     itself is refused as bash refuses it: test_lnp_run)."""

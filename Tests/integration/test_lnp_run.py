@@ -69,6 +69,7 @@ def test_help(build):
     assert result.returncode == 0
     for option in ["--allow", "--deny", "--errno", "--audit", "--attribution"]:
         assert option in result.stdout
+    assert "USAGE: lnp-run [<options>] -- <PROGRAM> [<ARGS> ...]" in result.stdout, "as the README writes it"
 
 
 def test_a_command_line_left_to_argumentparser_runs_under_lnp_run_itself(build):
@@ -107,25 +108,31 @@ def test_preload_is_first_in_ld_preload_once_and_others_kept(build):
     assert lines[2:] == [f"LNP_RUN={lines[3]}", lines[3]], "LNP_RUN names lnp-run, the program's parent"
 
 
-def test_preload_is_found_beside_lnp_run_or_in_lib_lnp_never_in_the_current_directory(build, workdir):
+def test_preload_is_found_beside_lnp_run_or_where_it_is_installed_never_in_the_current_directory(build, workdir):
     beside = workdir / "beside"
     installed = workdir / "installed"
+    multiarch = workdir / "multiarch"  # as the Debian package installs it
+    triplet = run(["gcc", "-print-multiarch"]).stdout.strip()
     bare = workdir / "bare"
-    for directory in (beside, installed / "bin", installed / "lib" / "lnp", bare):
+    for directory in (beside, installed / "bin", installed / "lib" / "lnp", multiarch / "bin",
+                      multiarch / "lib" / triplet / "lnp", bare):
         directory.mkdir(parents=True, exist_ok=True)
     shutil.copy2(build.lnp_run, beside / "lnp-run")
     shutil.copy2(build.liblnp, beside / "liblnp.so")
     shutil.copy2(build.lnp_run, installed / "bin" / "lnp-run")
     shutil.copy2(build.liblnp, installed / "lib" / "lnp" / "liblnp.so")
+    shutil.copy2(build.lnp_run, multiarch / "bin" / "lnp-run")
+    shutil.copy2(build.liblnp, multiarch / "lib" / triplet / "lnp" / "liblnp.so")
     shutil.copy2(build.lnp_run, bare / "lnp-run")
     shutil.copy2(build.liblnp, workdir / "liblnp.so")  # in the current directory only
 
     show = ["--deny", "--", "sh", "-c", "echo $LD_PRELOAD"]
     assert run([beside / "lnp-run", *show]).stdout.strip() == str(beside / "liblnp.so")
     assert run([installed / "bin" / "lnp-run", *show]).stdout.strip() == str(installed / "lib" / "lnp" / "liblnp.so")
+    assert run([multiarch / "bin" / "lnp-run", *show]).stdout.strip() == str(multiarch / "lib" / triplet / "lnp" / "liblnp.so")
     missing = run(["sh", "-c", f'cd {workdir} && exec {bare / "lnp-run"} "$@"', "sh", *show])
     assert missing.returncode == 125
-    assert "cannot find liblnp.so beside lnp-run or in ../lib/lnp/" in missing.stderr
+    assert f"cannot find liblnp.so beside lnp-run, in ../lib/lnp/ or in ../lib/{triplet}/lnp/" in missing.stderr
 
 
 def test_options_reach_the_preload(lan, fixtures, audit):
