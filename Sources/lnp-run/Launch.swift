@@ -11,7 +11,8 @@ import Glibc
 /// lnp-run's work once its options are read: the program looked up and decided, started
 /// under the preload and the supervisor, its tree answered until the last process has gone.
 extension RunOptions {
-    func launch() throws(Failure) {
+    /// `programWords`: `command` as it was given, byte for byte.
+    func launch(programWords: GivenWords) throws(Failure) {
         // Before lnp-run opens anything: which descriptors a service manager passed.
         let handOff = ServiceHandOff.atStart()
         // A standard stream lnp-run was started without (a service manager's, `<&- >&-`) is
@@ -29,8 +30,18 @@ extension RunOptions {
         // (The hand reader gives PROGRAM, or `--` and PROGRAM: lnp-run-arguments has answered
         // a help request or an unknown option where ArgumentParser captured one.)
         var arguments = command
-        if arguments.first == "--" { arguments.removeFirst() }
+        var words = programWords.bytes
+        if arguments.first == "--" {
+            arguments.removeFirst()
+            words.removeFirst()
+        }
         guard let name = arguments.first else { throw Failure("no PROGRAM to run; usage: lnp-run [options] -- PROGRAM [ARGS...]") }
+        // The program is named by its path as text (the store, the records, the lookup): a path
+        // that is not UTF-8 would name another file.
+        guard words.count == arguments.count, GivenWords.isUTF8(words[0]) else {
+            throw Failure("\(GivenWords.shown(words.first ?? [])): a program whose path is not UTF-8 cannot be run under "
+                + "lnp-run; give it a UTF-8 name (a symbolic link will do)")
+        }
         guard promptTimeout > 0 && promptTimeout <= 86_400 else {
             throw Failure("--prompt-timeout takes 1 to 86400 seconds, not \(promptTimeout)")
         }
@@ -59,13 +70,14 @@ extension RunOptions {
         }
         // From here on, the keeper (RunKeeper): the process the shell waits for only waits.
         try RunKeeper.split(signals: signals, handOff: handOff) { statusChannel throws(Failure) in
-            try keep(program: program, arguments: arguments, errno: errno, bonjour: bonjour,
+            try keep(program: program, arguments: arguments, words: GivenWords(words), errno: errno, bonjour: bonjour,
                      signals: signals, handOff: handOff, statusChannel: statusChannel)
         }
     }
 
     /// The keeper's part of the launch, on a thread of its own (RunKeeper.split).
-    private func keep(program: String, arguments: [String], errno: Int32, bonjour: BonjourDeclaration,
+    /// `arguments` as text, for the program's identity; `words`, the same as given, to run it with.
+    private func keep(program: String, arguments: [String], words: GivenWords, errno: Int32, bonjour: BonjourDeclaration,
                       signals: SignalIntake, handOff: ServiceHandOff, statusChannel: StatusChannel) throws(Failure) -> Never {
         // Without --allow or --deny, the store is read on a thread of its own while the rest of
         // the start goes on (SQLite's open and query were a third of the keeper's work before
@@ -143,7 +155,7 @@ extension RunOptions {
         // A run that may ask gives the program a terminal of its own (TerminalRelay).
         let relay = asking != nil ? TerminalRelay.start() : nil
         var hooks = strict ? Self.socketHooks(administersTheSystem: !supervision.noNewPrivs, nested: enclosing != nil) : nil
-        var started = Spawn.start(path: program, arguments: arguments, environment: handedOn.environment + supervision.environment,
+        var started = Spawn.start(path: program, arguments: words, environment: handedOn.environment + supervision.environment,
                                   ownPIDEntries: handedOn.ownPIDEntries, signals: signals, relay: relay,
                                   supervision: supervision, cgroup: hooks)
         if case .failure(let refused) = started, refused.isFilter {
@@ -160,7 +172,7 @@ extension RunOptions {
             // No supervisor of its own: its hooks would refuse the calls another one makes.
             hooks?.remove()
             hooks = nil
-            started = Spawn.start(path: program, arguments: arguments, environment: handedOn.environment + supervision.environment,
+            started = Spawn.start(path: program, arguments: words, environment: handedOn.environment + supervision.environment,
                                   ownPIDEntries: handedOn.ownPIDEntries, signals: signals, relay: relay, supervision: supervision)
         }
         let child: pid_t
