@@ -108,9 +108,10 @@ public struct LNPRun: ParsableCommand {
         var arguments = Array(CommandLine.arguments.dropFirst())
         // PROGRAM's arguments are the program's, whatever they look like.
         let start = PlainArguments.programStart(in: arguments)
-        if start < arguments.count && arguments[start] != "--" { arguments.insert("--", at: start) }
-        // ... and go on as they were given, byte for byte (argv[0] is lnp-run's).
-        let program = GivenWords.fromArgv(1 + start + (start < arguments.count && CommandLine.arguments[1 + start] == "--" ? 1 : 0))
+        let dashesGiven = start < arguments.count && arguments[start] == "--"
+        if start < arguments.count && !dashesGiven { arguments.insert("--", at: start) }
+        // ... and go on as argv gave them, byte for byte (argv[0] is the lnp-run to run again).
+        let program = GivenWords.fromArgv(1 + start + (dashesGiven ? 1 : 0))
         do {
             var options = try parsedByArgumentParser(arguments)
             // ArgumentParser captures from the first word it does not know, its own requests

@@ -29,14 +29,9 @@ public struct GivenWords: Equatable {
         GivenWords(Array(bytes.suffix(count)))
     }
 
-    /// Copies for execve, each with its NUL, the list ended by nil; `deallocate` each.
+    /// Copies for execve (`CStringCopies`).
     public func cStrings() -> [UnsafeMutablePointer<CChar>?] {
-        bytes.map { word -> UnsafeMutablePointer<CChar>? in
-            let copy = UnsafeMutablePointer<CChar>.allocate(capacity: word.count + 1)
-            word.withUnsafeBytes { raw in _ = raw.baseAddress.map { memcpy(copy, $0, raw.count) } }
-            copy[word.count] = 0
-            return copy
-        } + [nil]
+        CStringCopies.of(bytes)
     }
 
     /// Whether `word` is UTF-8 (then the text lnp-run reads is the word itself).

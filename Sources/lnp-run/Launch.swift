@@ -152,10 +152,14 @@ extension RunOptions {
         Spawn.keepDescriptorForThePreload()
         let environment = settings.environment(from: ProcessEnvironment.current(), runPID: getpid())
         let handedOn = handOff.programEnvironment(environment)
+        // With the page's address, if the run has one.
+        func programEnvironment(_ supervision: Supervision) -> [[UInt8]] {
+            handedOn.environment + supervision.environment.map { Array($0.utf8) }
+        }
         // A run that may ask gives the program a terminal of its own (TerminalRelay).
         let relay = asking != nil ? TerminalRelay.start() : nil
         var hooks = strict ? Self.socketHooks(administersTheSystem: !supervision.noNewPrivs, nested: enclosing != nil) : nil
-        var started = Spawn.start(path: program, arguments: words, environment: handedOn.environment + supervision.environment,
+        var started = Spawn.start(path: program, arguments: words, environment: programEnvironment(supervision),
                                   ownPIDEntries: handedOn.ownPIDEntries, signals: signals, relay: relay,
                                   supervision: supervision, cgroup: hooks)
         if case .failure(let refused) = started, refused.isFilter {
@@ -172,7 +176,7 @@ extension RunOptions {
             // No supervisor of its own: its hooks would refuse the calls another one makes.
             hooks?.remove()
             hooks = nil
-            started = Spawn.start(path: program, arguments: words, environment: handedOn.environment + supervision.environment,
+            started = Spawn.start(path: program, arguments: words, environment: programEnvironment(supervision),
                                   ownPIDEntries: handedOn.ownPIDEntries, signals: signals, relay: relay, supervision: supervision)
         }
         let child: pid_t

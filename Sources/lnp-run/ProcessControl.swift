@@ -90,7 +90,7 @@ enum Spawn {
     /// person's terminal; in `cgroup`, if given. The entries of `environment` at `ownPIDEntries`
     /// (`ServiceHandOff`) get the program's pid as their value. Returns the child, or the errno
     /// of a failed exec.
-    static func start(path: String, arguments: GivenWords, environment: [String], ownPIDEntries: [Int] = [],
+    static func start(path: String, arguments: GivenWords, environment: [[UInt8]], ownPIDEntries: [Int] = [],
                       signals: SignalIntake, relay: TerminalRelay?, supervision: Supervision,
                       cgroup: SocketHookCgroup? = nil) -> Result<Spawned, SpawnFailure> {
         var request = lnp_spawn_request()
@@ -104,14 +104,14 @@ enum Spawn {
             request.terminal_streams = Int32((0...2).filter { relay.isTerminal(Int32($0)) }.reduce(0) { $0 | 1 << $1 })
         }
         let argv = arguments.cStrings()
-        let envp = environment.map { strdup($0) } + [nil]
+        let envp = CStringCopies.of(environment)
         for (slot, entry) in ownPIDEntries.prefix(2).enumerated() {
             let value = envp[entry].flatMap { strchr($0, Int32(UInt8(ascii: "="))) }.map { $0 + 1 }
             if slot == 0 { request.own_pid.0 = value } else { request.own_pid.1 = value }
         }
         defer {
-            argv.forEach { $0?.deallocate() }
-            envp.forEach { free($0) }
+            CStringCopies.release(argv)
+            CStringCopies.release(envp)
         }
         var spawned = lnp_spawned()
         let started = path.withCString { path in

@@ -49,14 +49,14 @@ struct ServiceHandOff {
     /// The program's environment: `environment` with each variable of `pidVariables` that
     /// names the main process given the placeholder the child fills in, and where those are
     /// (at most one entry for each variable: the first, which `getenv` reads).
-    func programEnvironment(_ environment: [String]) -> (environment: [String], ownPIDEntries: [Int]) {
+    func programEnvironment(_ environment: [[UInt8]]) -> (environment: [[UInt8]], ownPIDEntries: [Int]) {
         var result = environment
         var entries: [Int] = []
         for variable in Self.pidVariables {
-            let prefix = variable + "="
-            guard let index = environment.firstIndex(where: { $0.hasPrefix(prefix) }),
-                  environment[index] == prefix + String(mainPID) else { continue }
-            result[index] = prefix + Self.pidPlaceholder
+            let prefix = Array((variable + "=").utf8)
+            guard let index = environment.firstIndex(where: { $0.starts(with: prefix) }),
+                  environment[index] == prefix + Array(String(mainPID).utf8) else { continue }
+            result[index] = prefix + Array(Self.pidPlaceholder.utf8)
             entries.append(index)
         }
         return (result, entries)

@@ -210,3 +210,14 @@ def test_a_program_path_that_is_not_utf8_is_named_as_unsupported(build, workdir)
     finally:
         os.unlink(tool)
         repaired.unlink()
+
+
+def test_the_environment_reaches_the_program_byte_for_byte(build):
+    """The program's environment as lnp-run was given it (lnp's own variables aside), bytes that
+    are not UTF-8 too: a value, and a name."""
+    env = {b"PATH": os.environb.get(b"PATH", b"/usr/bin:/bin"), b"VALUE": NOT_UTF8, b"NAME_" + NOT_UTF8: b"1"}
+    result = subprocess.run([bytes(build.lnp_run), b"--allow", b"--", b"/usr/bin/env"], capture_output=True, env=env)
+    assert (result.returncode, result.stderr) == (0, b"")
+    entries = result.stdout.splitlines()
+    assert b"VALUE=" + NOT_UTF8 in entries
+    assert b"NAME_" + NOT_UTF8 + b"=1" in entries
