@@ -97,6 +97,20 @@ static void install_filter(struct child_state *state) {
     if (read(state->go_pipe, &go, 1) != 1) fail(state, LNP_SPAWN_LISTENER);
 }
 
+/// Writes this process's pid where the request says: the program's environment, in memory
+/// this child may share with lnp-run (no allocation, no library call that may take a lock).
+static void write_own_pid(const struct lnp_spawn_request *request) {
+    char digits[12];
+    int count = 0;
+    for (long pid = syscall(SYS_getpid); pid > 0; pid /= 10) digits[count++] = (char)('0' + pid % 10);
+    for (int slot = 0; slot < 2; slot++) {
+        char *value = request->own_pid[slot];
+        if (value == NULL) continue;
+        for (int index = 0; index < count; index++) value[index] = digits[count - 1 - index];
+        value[count] = 0;
+    }
+}
+
 static int child(void *argument) {
     struct child_state *state = argument;
     const struct lnp_spawn_request *request = state->request;
@@ -121,6 +135,7 @@ static int child(void *argument) {
     if (request->terminal) take_terminal(state);
     // "0": the writing process, and with it everything it starts.
     if (request->cgroup_procs >= 0 && write(request->cgroup_procs, "0", 1) != 1) fail(state, LNP_SPAWN_CGROUP);
+    write_own_pid(request);
     sigprocmask(SIG_SETMASK, &request->mask, NULL);
     execve(request->path, request->argv, request->envp);
     fail(state, LNP_SPAWN_EXEC);

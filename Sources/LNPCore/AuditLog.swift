@@ -28,7 +28,10 @@ enum AuditLog {
     private static func deliver(_ buffer: UnsafeMutableRawBufferPointer, length: Int, severity: UInt8, to runPID: Int32) {
         SettingsStore.registerIfForked(with: runPID)
         let lost = lnp_fetch_and(lostCounter, 0)  // taken: they go with this one
-        RecordDatagram.writeHeader(lost: UInt32(truncatingIfNeeded: lost), severity: severity, into: buffer)
+        // (No page: --strict, MemoryDenyWriteExecute=, LNP_GADGET removed; lnp-run knows whether
+        // its supervisor is there to make the calls.)
+        RecordDatagram.writeHeader(lost: UInt32(truncatingIfNeeded: lost), severity: severity,
+                                   outsidePage: lnp_gadget_mapped() == 0, into: buffer)
         let datagram = UnsafeRawBufferPointer(start: buffer.baseAddress, count: RecordDatagram.headerSize + length)
         if !RunChannel.sendRecord(datagram, to: runPID) {
             _ = lnp_fetch_add(lostCounter, lost + (length > 0 ? 1 : 0))

@@ -179,7 +179,12 @@ public enum RecordDatagram {
     public static let headerSize = 12
     public static let magic: (UInt8, UInt8, UInt8, UInt8) = (0x6c, 0x6e, 0x70, 0x31)  // "lnp1"
 
-    public static func writeHeader(lost: UInt32, severity: UInt8, bySupervisor: Bool = false, into buffer: UnsafeMutableRawBufferPointer) {
+    /// `outsidePage`: the sender makes its calls without the gadget page (it has none), so
+    /// a supervisor that filters it is notified of each, and makes and records the allowed ones.
+    public static func writeHeader(
+        lost: UInt32, severity: UInt8, bySupervisor: Bool = false, outsidePage: Bool = false,
+        into buffer: UnsafeMutableRawBufferPointer
+    ) {
         buffer[0] = magic.0
         buffer[1] = magic.1
         buffer[2] = magic.2
@@ -187,7 +192,7 @@ public enum RecordDatagram {
         buffer.storeBytes(of: lost.littleEndian, toByteOffset: 4, as: UInt32.self)
         buffer[8] = severity
         buffer[9] = bySupervisor ? 1 : 0
-        buffer[10] = 0
+        buffer[10] = outsidePage ? 1 : 0
         buffer[11] = 0
     }
 

@@ -108,7 +108,10 @@ public struct LNPRun: ParsableCommand {
         var arguments = Array(CommandLine.arguments.dropFirst())
         // PROGRAM's arguments are the program's, whatever they look like.
         let start = PlainArguments.programStart(in: arguments)
-        if start < arguments.count && arguments[start] != "--" { arguments.insert("--", at: start) }
+        let dashesGiven = start < arguments.count && arguments[start] == "--"
+        if start < arguments.count && !dashesGiven { arguments.insert("--", at: start) }
+        // ... and go on as argv gave them, byte for byte (argv[0] is the lnp-run to run again).
+        let program = GivenWords.fromArgv(1 + start + (dashesGiven ? 1 : 0))
         do {
             var options = try parsedByArgumentParser(arguments)
             // ArgumentParser captures from the first word it does not know, its own requests
@@ -124,12 +127,12 @@ public struct LNPRun: ParsableCommand {
             if options.command.first != "--" { options.command.insert("--", at: 0) }
             let words = PlainArguments.words(for: options)
             // lnp-run would send a command line it cannot read back here: never run it again
-            // with one it would read otherwise.
-            guard PlainArguments.parse(words) == options else {
+            // with one it would read otherwise. The program's words end it (after the `--`).
+            guard PlainArguments.parse(words) == options, options.command.count == program.bytes.count + 1 else {
                 Diagnostics.error("cannot pass this command line on to lnp-run; see 'lnp-run --help'")
                 Glibc.exit(ExitStatus.ownError)
             }
-            runAgain(words)
+            runAgain(GivenWords(words.dropLast(program.bytes.count).map { Array($0.utf8) } + program.bytes))
         } catch {
             if exitCode(for: error) == .success {
                 print(fullMessage(for: error))
@@ -153,7 +156,7 @@ public struct LNPRun: ParsableCommand {
 
     /// The lnp-run named by argv[0] with `words`; never this program itself (which would
     /// read the same words again, without end).
-    private static func runAgain(_ words: [String]) -> Never {
+    private static func runAgain(_ words: GivenWords) -> Never {
         let launcher = CommandLine.arguments[0]
         var own = stat(), named = stat()
         guard launcher.hasPrefix("/"), stat(launcher, &named) == 0, stat("/proc/self/exe", &own) == 0,
@@ -161,7 +164,7 @@ public struct LNPRun: ParsableCommand {
             Diagnostics.error("lnp-run-arguments is run by lnp-run: run lnp-run")
             Glibc.exit(ExitStatus.ownError)
         }
-        let argv = ([launcher] + words).map { strdup($0) } + [nil]
+        let argv = GivenWords([Array(launcher.utf8)] + words.bytes).cStrings()
         execv(launcher, argv)
         Diagnostics.error("cannot run \(launcher): \(String(cString: strerror(errno)))")
         Glibc.exit(ExitStatus.ownError)

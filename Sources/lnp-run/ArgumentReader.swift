@@ -11,14 +11,14 @@ import Glibc
 /// lnp-run-arguments reads the command line, answers help and mistakes itself, and runs this
 /// lnp-run again, in this process, with the options in a form read by hand.
 enum ArgumentReader {
-    static func read(_ arguments: [String]) -> Never {
+    static func read(_ arguments: GivenWords) -> Never {
         // Its first argument: this lnp-run, to run again.
         guard let own = PreloadLocator.currentExecutable(),
               let reader = PreloadLocator.locate(PreloadLocator.argumentReaderName, beside: own) else {
             Diagnostics.error("cannot read this command line: \(PreloadLocator.argumentReaderName) is not \(PreloadLocator.places)")
             exit(ExitStatus.ownError)
         }
-        let argv = ([own] + arguments).map { strdup($0) } + [nil]
+        let argv = GivenWords([Array(own.utf8)] + arguments.bytes).cStrings()
         execv(reader, argv)
         Diagnostics.error("cannot read this command line: \(reader): \(String(cString: strerror(errno)))")
         exit(ExitStatus.ownError)

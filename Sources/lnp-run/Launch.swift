@@ -11,7 +11,10 @@ import Glibc
 /// lnp-run's work once its options are read: the program looked up and decided, started
 /// under the preload and the supervisor, its tree answered until the last process has gone.
 extension RunOptions {
-    func launch() throws(Failure) {
+    /// `programWords`: `command` as it was given, byte for byte.
+    func launch(programWords: GivenWords) throws(Failure) {
+        // Before lnp-run opens anything: which descriptors a service manager passed.
+        let handOff = ServiceHandOff.atStart()
         // A standard stream lnp-run was started without (a service manager's, `<&- >&-`) is
         // held by /dev/null, close-on-exec: else the first descriptors lnp-run opens (the
         // signalfd, the audit) take its number, and the keeper, which puts /dev/null on the
@@ -27,8 +30,18 @@ extension RunOptions {
         // (The hand reader gives PROGRAM, or `--` and PROGRAM: lnp-run-arguments has answered
         // a help request or an unknown option where ArgumentParser captured one.)
         var arguments = command
-        if arguments.first == "--" { arguments.removeFirst() }
+        var words = programWords.bytes
+        if arguments.first == "--" {
+            arguments.removeFirst()
+            words.removeFirst()
+        }
         guard let name = arguments.first else { throw Failure("no PROGRAM to run; usage: lnp-run [options] -- PROGRAM [ARGS...]") }
+        // The program is named by its path as text (the store, the records, the lookup): a path
+        // that is not UTF-8 would name another file.
+        guard words.count == arguments.count, GivenWords.isUTF8(words[0]) else {
+            throw Failure("\(GivenWords.shown(words.first ?? [])): a program whose path is not UTF-8 cannot be run under "
+                + "lnp-run; give it a UTF-8 name (a symbolic link will do)")
+        }
         guard promptTimeout > 0 && promptTimeout <= 86_400 else {
             throw Failure("--prompt-timeout takes 1 to 86400 seconds, not \(promptTimeout)")
         }
@@ -56,15 +69,16 @@ extension RunOptions {
             throw Failure(problem.message, status: problem.status)
         }
         // From here on, the keeper (RunKeeper): the process the shell waits for only waits.
-        try RunKeeper.split(signals: signals) { statusChannel throws(Failure) in
-            try keep(program: program, arguments: arguments, errno: errno, bonjour: bonjour,
-                     signals: signals, statusChannel: statusChannel)
+        try RunKeeper.split(signals: signals, handOff: handOff) { statusChannel throws(Failure) in
+            try keep(program: program, arguments: arguments, words: GivenWords(words), errno: errno, bonjour: bonjour,
+                     signals: signals, handOff: handOff, statusChannel: statusChannel)
         }
     }
 
     /// The keeper's part of the launch, on a thread of its own (RunKeeper.split).
-    private func keep(program: String, arguments: [String], errno: Int32, bonjour: BonjourDeclaration,
-                      signals: SignalIntake, statusChannel: StatusChannel) throws(Failure) -> Never {
+    /// `arguments` as text, for the program's identity; `words`, the same as given, to run it with.
+    private func keep(program: String, arguments: [String], words: GivenWords, errno: Int32, bonjour: BonjourDeclaration,
+                      signals: SignalIntake, handOff: ServiceHandOff, statusChannel: StatusChannel) throws(Failure) -> Never {
         // Without --allow or --deny, the store is read on a thread of its own while the rest of
         // the start goes on (SQLite's open and query were a third of the keeper's work before
         // the program starts).
@@ -117,8 +131,7 @@ extension RunOptions {
         }
         let records = RunRecords(
             destination: destination, scope: ownRecords, summarising: summary,
-            upstream: enclosing.flatMap { $0.records == .none ? nil : $0.pid }, enclosing: enclosing?.pid,
-            supervisorMakesEveryCall: supervision.isStrict)
+            upstream: enclosing.flatMap { $0.records == .none ? nil : $0.pid }, enclosing: enclosing?.pid)
         var asking: RunLoop.Asking? = nil
         if launch.asks {
             asking = RunLoop.Asking(
@@ -138,11 +151,17 @@ extension RunOptions {
         _ = lnp_set_dumpable(supervision.filter == nil ? 1 : 0)
         Spawn.keepDescriptorForThePreload()
         let environment = settings.environment(from: ProcessEnvironment.current(), runPID: getpid())
+        let handedOn = handOff.programEnvironment(environment)
+        // With the page's address, if the run has one.
+        func programEnvironment(_ supervision: Supervision) -> [[UInt8]] {
+            handedOn.environment + supervision.environment.map { Array($0.utf8) }
+        }
         // A run that may ask gives the program a terminal of its own (TerminalRelay).
         let relay = asking != nil ? TerminalRelay.start() : nil
         var hooks = strict ? Self.socketHooks(administersTheSystem: !supervision.noNewPrivs, nested: enclosing != nil) : nil
-        var started = Spawn.start(path: program, arguments: arguments, environment: environment + supervision.environment,
-                                  signals: signals, relay: relay, supervision: supervision, cgroup: hooks)
+        var started = Spawn.start(path: program, arguments: words, environment: programEnvironment(supervision),
+                                  ownPIDEntries: handedOn.ownPIDEntries, signals: signals, relay: relay,
+                                  supervision: supervision, cgroup: hooks)
         if case .failure(let refused) = started, refused.isFilter {
             // Below another supervisor (EBUSY): a nested lnp-run, whose calls the outer one
             // decides and whose page the preload keeps using; or no seccomp at all.
@@ -157,8 +176,8 @@ extension RunOptions {
             // No supervisor of its own: its hooks would refuse the calls another one makes.
             hooks?.remove()
             hooks = nil
-            started = Spawn.start(path: program, arguments: arguments, environment: environment + supervision.environment,
-                                  signals: signals, relay: relay, supervision: supervision)
+            started = Spawn.start(path: program, arguments: words, environment: programEnvironment(supervision),
+                                  ownPIDEntries: handedOn.ownPIDEntries, signals: signals, relay: relay, supervision: supervision)
         }
         let child: pid_t
         switch started {
@@ -171,6 +190,15 @@ extension RunOptions {
             throw Failure("cannot execute \(program): \(ErrnoName.description(of: failure))",
                           status: failure == ENOENT ? ExitStatus.notFound : ExitStatus.notExecutable)
         }
+        records.supervised = supervision.filter != nil
+        // (Said once the filter is in: where seccomp is refused too, that is what matters.)
+        if supervision.filter != nil, let refused = Supervision.descriptorTakingRefused() {
+            Diagnostics.warning(SupervisedProgram.descriptorsRefused(refused.call, refused.errno))
+        }
+        // The program has the sockets a service manager passed, and its standard input and
+        // output: the keeper holds no copy (its notes go to the standard error).
+        handOff.closePassedDescriptors()
+        ProgramStreams.letGo([0, 1])
         Spawn.raiseDescriptorLimit()
         // "Last used" is written beside the run: another writer may hold the store for
         // seconds, and the program's asks are served from the run loop below.

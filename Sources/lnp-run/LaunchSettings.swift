@@ -46,38 +46,46 @@ struct LaunchSettings {
     var reply: [UInt8] { Array("ok\n\(policyLine)\n\(program)".utf8) }
 
     /// `current` with the preload first in LD_PRELOAD (once, even if lnp-run runs under
-    /// itself), lnp's variables removed, and `LNP_RUN` naming this lnp-run.
-    func environment(from current: [String], runPID: pid_t) -> [String] {
-        var result: [String] = []
-        var existingPreload: String? = nil
+    /// itself), lnp's variables removed, and `LNP_RUN` naming this lnp-run. The entries are
+    /// bytes: the rest of the environment reaches the program as lnp-run was given it, bytes
+    /// that are not UTF-8 too.
+    func environment(from current: [[UInt8]], runPID: pid_t) -> [[UInt8]] {
+        let lnp = Array("LNP_".utf8), preloadPrefix = Array("LD_PRELOAD=".utf8)
+        var result: [[UInt8]] = []
+        var existingPreload: ArraySlice<UInt8> = []
         for entry in current {
-            if entry.hasPrefix("LNP_") { continue }
-            if entry.hasPrefix("LD_PRELOAD=") {
-                existingPreload = String(entry.dropFirst("LD_PRELOAD=".count))
+            if entry.starts(with: lnp) { continue }
+            if entry.starts(with: preloadPrefix) {
+                existingPreload = entry[preloadPrefix.count...]
                 continue
             }
             result.append(entry)
         }
-        let others = (existingPreload ?? "")
-            .split(whereSeparator: { $0 == ":" || $0 == " " })
-            .map(String.init)
-            .filter { !$0.hasSuffix("/" + PreloadLocator.fileName) && $0 != PreloadLocator.fileName }
-        // (Joined by hand: `joined(separator:)`'s first use costs the start a search of the
-        // binary's protocol conformances.)
-        var preloads = "LD_PRELOAD=" + preload
-        for other in others { preloads += ":" + other }
+        let own = Array(PreloadLocator.fileName.utf8)
+        var preloads = preloadPrefix + Array(preload.utf8)
+        for other in existingPreload.split(whereSeparator: { $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: " ") }) {
+            let isOwn = other.elementsEqual(own)
+                || (other.count > own.count && other.dropLast(own.count).last == UInt8(ascii: "/") && other.suffix(own.count).elementsEqual(own))
+            if !isOwn { preloads += [UInt8(ascii: ":")] + other }
+        }
         result.append(preloads)
-        result.append("LNP_RUN=\(runPID)")
+        result.append(Array("LNP_RUN=\(runPID)".utf8))
         return result
+    }
+
+    /// The same on text, as the tests write environments.
+    func environment(from current: [String], runPID: pid_t) -> [String] {
+        environment(from: current.map { Array($0.utf8) }, runPID: runPID).map { String(decoding: $0, as: UTF8.self) }
     }
 }
 
 enum ProcessEnvironment {
-    static func current() -> [String] {
-        var entries: [String] = []
+    /// lnp-run's environment, byte for byte.
+    static func current() -> [[UInt8]] {
+        var entries: [[UInt8]] = []
         var index = 0
         while let entry = environ[index] {
-            entries.append(String(cString: entry))
+            entries.append(Array(UnsafeRawBufferPointer(start: entry, count: strlen(entry))))
             index += 1
         }
         return entries

@@ -3,12 +3,14 @@ import Glibc
 #endif
 
 /// lnp-run's entry point (Sources/LNPRunMain/main.swift): a command line in a plain form is
-/// read by hand and run; any other is lnp-run-arguments' to read (`ArgumentReader`).
+/// read by hand and run; any other is lnp-run-arguments' to read (`ArgumentReader`). The
+/// program's words are passed on as they were given (`GivenWords`).
 public func launcherMain() -> Never {
     let arguments = Array(CommandLine.arguments.dropFirst())
-    guard let options = PlainArguments.parse(arguments) else { ArgumentReader.read(arguments) }
+    let given = GivenWords.fromArgv(1)
+    guard let options = PlainArguments.parse(arguments) else { ArgumentReader.read(given) }
     do {
-        try options.launch()
+        try options.launch(programWords: given.last(options.command.count))
     } catch {
         Diagnostics.error(error.message)
         exit(error.status)

@@ -87,9 +87,12 @@ enum Spawn {
     /// Starts the program as lnp-run's child, with the signal mask and dispositions lnp-run
     /// itself was started with — on `relay`'s terminal, if given: in a session of its own
     /// whose controlling terminal it is, in place of the standard streams that were the
-    /// person's terminal; in `cgroup`, if given. Returns the child, or the errno of a failed exec.
-    static func start(path: String, arguments: [String], environment: [String], signals: SignalIntake,
-                      relay: TerminalRelay?, supervision: Supervision, cgroup: SocketHookCgroup? = nil) -> Result<Spawned, SpawnFailure> {
+    /// person's terminal; in `cgroup`, if given. The entries of `environment` at `ownPIDEntries`
+    /// (`ServiceHandOff`) get the program's pid as their value. Returns the child, or the errno
+    /// of a failed exec.
+    static func start(path: String, arguments: GivenWords, environment: [[UInt8]], ownPIDEntries: [Int] = [],
+                      signals: SignalIntake, relay: TerminalRelay?, supervision: Supervision,
+                      cgroup: SocketHookCgroup? = nil) -> Result<Spawned, SpawnFailure> {
         var request = lnp_spawn_request()
         request.no_new_privs = supervision.noNewPrivs ? 1 : 0
         request.cgroup_procs = cgroup?.procs ?? -1
@@ -100,11 +103,15 @@ enum Spawn {
         if let relay {
             request.terminal_streams = Int32((0...2).filter { relay.isTerminal(Int32($0)) }.reduce(0) { $0 | 1 << $1 })
         }
-        let argv = arguments.map { strdup($0) } + [nil]
-        let envp = environment.map { strdup($0) } + [nil]
+        let argv = arguments.cStrings()
+        let envp = CStringCopies.of(environment)
+        for (slot, entry) in ownPIDEntries.prefix(2).enumerated() {
+            let value = envp[entry].flatMap { strchr($0, Int32(UInt8(ascii: "="))) }.map { $0 + 1 }
+            if slot == 0 { request.own_pid.0 = value } else { request.own_pid.1 = value }
+        }
         defer {
-            argv.forEach { free($0) }
-            envp.forEach { free($0) }
+            CStringCopies.release(argv)
+            CStringCopies.release(envp)
         }
         var spawned = lnp_spawned()
         let started = path.withCString { path in

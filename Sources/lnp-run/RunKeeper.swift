@@ -19,7 +19,8 @@ enum RunKeeper {
     /// status for an error it throws); the process the shell waits for exits as the program
     /// did (or as the keeper did, if it ended first — an error of lnp-run's own before the
     /// program ran). Call before any thread exists: the keeper continues the launch alone.
-    static func split(signals: SignalIntake,
+    /// The waiting process holds none of the descriptors a service manager passed (`handOff`).
+    static func split(signals: SignalIntake, handOff: ServiceHandOff,
                       keeper: @escaping (StatusChannel) throws(Failure) -> Void) throws(Failure) -> Never {
         var ends: [Int32] = [0, 0]
         guard pipe(&ends) == 0 else { throw Failure("cannot start: pipe: \(String(cString: strerror(errno)))") }
@@ -41,6 +42,11 @@ enum RunKeeper {
             }
         }
         close(ends[1])
+        // This process only waits: it holds none of the program's descriptors but its standard
+        // error (as the keeper), so that a connection or pipe the program closes reaches its
+        // end (a service manager's sockets, `StandardInput=socket`, a pipe the output goes to).
+        handOff.closePassedDescriptors()
+        ProgramStreams.letGo([0, 1])
         wait(for: pid, statusFrom: ends[0], signals: signals)
     }
 
@@ -74,9 +80,18 @@ struct StatusChannel {
         var status = status
         _ = withUnsafeBytes(of: &status) { write(fd, $0.baseAddress, 4) }
         close(fd)
+        ProgramStreams.letGo(isatty(2) == 1 ? [0, 1] : [0, 1, 2])
+    }
+}
+
+/// The standard streams lnp-run was started with, which are the program's.
+enum ProgramStreams {
+    /// Puts /dev/null on `streams` in this process of lnp-run's, which then holds no copy of
+    /// what they were: a pipe or socket the program closes reaches its end.
+    static func letGo(_ streams: [Int32]) {
         let null = open("/dev/null", O_RDWR)
         guard null >= 0 else { return }
-        for stream: Int32 in 0...2 where !(stream == 2 && isatty(2) == 1) { dup2(null, stream) }
+        for stream in streams { dup2(null, stream) }
         if null > 2 { close(null) }
     }
 }

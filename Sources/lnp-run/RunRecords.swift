@@ -23,19 +23,19 @@ final class RunRecords {
     /// The local operations, counted for `--summary`.
     private(set) var summary: OperationsSummary? = nil
 
-    /// Under --strict the supervisor makes (and records) every socket call the preload allows,
-    /// so the preload's record of it would be a second one.
-    let supervisorMakesEveryCall: Bool
+    /// Whether this run's own supervisor filters its tree (set once the program has started:
+    /// the kernel may refuse the filter). It then makes, and records, every socket call the
+    /// preload allows in a process without the gadget page (--strict has none; under
+    /// MemoryDenyWriteExecute= it cannot be made): the preload's record of it would be a second.
+    var supervised = false
 
     init(
-        destination: AuditDestination?, scope: RecordScope, summarising: Bool, upstream: pid_t?, enclosing: pid_t? = nil,
-        supervisorMakesEveryCall: Bool = false
+        destination: AuditDestination?, scope: RecordScope, summarising: Bool, upstream: pid_t?, enclosing: pid_t? = nil
     ) {
         self.destination = destination
         self.scope = scope
         self.upstream = upstream
         self.enclosing = enclosing
-        self.supervisorMakesEveryCall = supervisorMakesEveryCall
         if summarising { summary = OperationsSummary() }
     }
 
@@ -59,7 +59,7 @@ final class RunRecords {
                 return
             }
             about = pid
-            if supervisorMakesEveryCall && !record.bySupervisor && Self.isAllowedSocketCall(parsed) {
+            if supervised && record.outsidePage && !record.bySupervisor && Self.isAllowedSocketCall(parsed) {
                 lost.add(Int(record.lost), .notSent)
                 return
             }

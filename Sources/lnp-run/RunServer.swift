@@ -149,6 +149,8 @@ struct ReceivedRecord: Equatable {
     var severity: UInt8
     /// Whether the sender says a supervisor decided it (believed only from an lnp-run).
     var bySupervisor: Bool
+    /// Whether the sender says it has no gadget page (its calls all reach a supervisor).
+    var outsidePage: Bool
     /// The record's JSON; empty for a datagram that only reports records lost.
     var line: ArraySlice<UInt8>
 
@@ -161,6 +163,7 @@ struct ReceivedRecord: Equatable {
         lost = UInt32(bytes[4]) | UInt32(bytes[5]) << 8 | UInt32(bytes[6]) << 16 | UInt32(bytes[7]) << 24
         severity = bytes[8]
         bySupervisor = bytes[9] == 1
+        outsidePage = bytes[10] == 1
         line = bytes[RecordDatagram.headerSize...]
     }
 }

@@ -37,6 +37,14 @@ enum SupervisedProgram {
             + "--preload-only keeps them, and leaves it unobserved"
     }
 
+    /// lnp-run may not take descriptors (`Supervision.descriptorTakingRefused`).
+    static func descriptorsRefused(_ call: String, _ errno: Int32) -> String {
+        "\(call) is refused here (\(ErrnoName.description(of: errno)): a seccomp filter, as systemd's "
+            + "SystemCallFilter=@system-service, which leaves out pidfd_getfd): the supervisor cannot take the socket of a "
+            + "call it is notified of, and denies each one (the C library's own DNS queries, static programs, raw system "
+            + "calls); allow \(call), or run with --preload-only"
+    }
+
     /// The kernel would not install the filter.
     static func refusedFilter(_ errno: Int32) -> String {
         "cannot supervise system calls (seccomp: \(ErrnoName.description(of: errno))); only the preload decides, "

@@ -63,6 +63,23 @@ struct Supervision {
         value.flatMap { UInt64($0, radix: 16) }.flatMap { $0 != 0 && $0 & 0xfff == 0 ? $0 : nil }
     }
 
+    /// Which call lnp-run may not make to take descriptors (pidfd_open, pidfd_getfd, tried on
+    /// its own) and why, or nil when it may: a seccomp filter above it refuses the call
+    /// (systemd's SystemCallFilter=@system-service leaves out pidfd_getfd), and then the
+    /// supervisor can take no socket of the program's.
+    static func descriptorTakingRefused() -> (call: String, errno: Int32)? {
+        let own = lnp_pidfd_open(getpid(), 0)
+        guard own >= 0 else { return ("pidfd_open", errno) }
+        let taken = lnp_pidfd_getfd(own, own)
+        let failure = errno
+        close(own)
+        guard taken < 0 else {
+            close(taken)
+            return nil
+        }
+        return ("pidfd_getfd", failure)
+    }
+
     /// The kernel features to use: all the kernel has, unless LNP_SUPERVISOR_AS_KERNEL asks
     /// lnp-run to behave as on an older kernel (6.1: without thread pidfds and synchronous
     /// wake-up; 5.15: nor the killable wait), so those paths can be tested on a newer one.

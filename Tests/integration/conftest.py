@@ -286,6 +286,25 @@ class Lan:
         return [line for line in self.udp_log.read_text().splitlines() if line != "ready"]
 
 
+def dev_log_command(lan, socket_path, command):
+    """`command` with `socket_path` mounted at /dev/log, in a private mount namespace (on a
+    tmpfs over /dev, with the few device nodes programs need), so the machine's own logger,
+    if any, never sees a test's records."""
+    old = lan.workdir / "old-dev"
+    old.mkdir(exist_ok=True)
+    script = f"""
+        set -e
+        mount --make-rprivate /
+        mount --rbind /dev {old}
+        mount -t tmpfs -o mode=755 tmpfs /dev
+        for node in null zero full random urandom; do touch /dev/$node; mount --bind {old}/$node /dev/$node; done
+        touch /dev/log
+        mount --bind {socket_path} /dev/log
+        exec "$@"
+    """
+    return ["unshare", "--mount", "sh", "-c", script, "sh"] + [str(c) for c in command]
+
+
 @pytest.fixture(scope="session")
 def lan(build, workdir):
     network = Lan(build, workdir)

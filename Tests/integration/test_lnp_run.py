@@ -4,6 +4,7 @@ environment it hands on."""
 import os
 import re
 import shutil
+import subprocess
 
 import pytest
 
@@ -172,3 +173,51 @@ def test_a_preload_path_ld_preload_cannot_carry_is_refused(build, workdir):
     assert result.returncode == 125
     assert "LD_PRELOAD cannot carry a path with a space or a colon" in result.stderr
     assert not (workdir / "ran-unobserved").exists()
+
+
+NOT_UTF8 = b"a\xffb\xc3"  # a byte that is never UTF-8, and a sequence cut short
+
+
+@pytest.mark.parametrize("options", [["--allow"], ["--allow", "--usage-description", "a", "--usage-description", "b"]],
+                         ids=["read-by-hand", "read-by-argumentparser"])
+def test_the_programs_arguments_reach_it_byte_for_byte(build, options):
+    """A wrapper passes argv on untouched: bytes that are not UTF-8 reach the program as they
+    were given (Swift's CommandLine.arguments repairs them to U+FFFD), also on the path through
+    lnp-run-arguments, which runs lnp-run again with the words."""
+    command = [bytes(build.lnp_run)] + [o.encode() for o in options] + [b"--", b"printf", b"%s|%s|%s", NOT_UTF8,
+                                                                       b"\xe2\x82", "é".encode()]
+    result = subprocess.run(command, capture_output=True)
+    assert (result.returncode, result.stderr) == (0, b"")
+    assert result.stdout == NOT_UTF8 + b"|\xe2\x82|" + "é".encode()
+
+
+def test_a_program_path_that_is_not_utf8_is_named_as_unsupported(build, workdir):
+    """lnp-run names programs by their paths as text: one whose path is not UTF-8 is refused
+    in one line that says so (not `command not found`, nor another file's run)."""
+    tool = bytes(workdir) + b"/tool-" + NOT_UTF8
+    with open(tool, "wb") as file:
+        file.write(b"#!/bin/sh\necho ran\n")
+    os.chmod(tool, 0o755)
+    # A file named with the repaired bytes must not run in its place.
+    repaired = workdir / ("tool-" + NOT_UTF8.decode(errors="replace"))
+    repaired.write_text("#!/bin/sh\necho ran the wrong file\n")
+    repaired.chmod(0o755)
+    try:
+        result = subprocess.run([bytes(build.lnp_run), b"--deny", b"--", tool], capture_output=True)
+        assert (result.returncode, result.stdout) == (125, b"")
+        assert result.stderr == (f"lnp-run: {workdir}/tool-a\\xffb\\xc3: a program whose path is not UTF-8 cannot be run "
+                                 "under lnp-run; give it a UTF-8 name (a symbolic link will do)\n").encode()
+    finally:
+        os.unlink(tool)
+        repaired.unlink()
+
+
+def test_the_environment_reaches_the_program_byte_for_byte(build):
+    """The program's environment as lnp-run was given it (lnp's own variables aside), bytes that
+    are not UTF-8 too: a value, and a name."""
+    env = {b"PATH": os.environb.get(b"PATH", b"/usr/bin:/bin"), b"VALUE": NOT_UTF8, b"NAME_" + NOT_UTF8: b"1"}
+    result = subprocess.run([bytes(build.lnp_run), b"--allow", b"--", b"/usr/bin/env"], capture_output=True, env=env)
+    assert (result.returncode, result.stderr) == (0, b"")
+    entries = result.stdout.splitlines()
+    assert b"VALUE=" + NOT_UTF8 in entries
+    assert b"NAME_" + NOT_UTF8 + b"=1" in entries

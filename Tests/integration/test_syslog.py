@@ -13,26 +13,14 @@ import time
 
 import pytest
 
-from conftest import json_lines
+from conftest import dev_log_command, json_lines
 
 HEADER = re.compile(r"<(\d+)>([A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d) lnp\[(\d+)\]: @cee: (\{.*\})")
 
 
 def with_dev_log(lan, socket_path, command):
     """Runs `command` in the client namespace with `socket_path` mounted at /dev/log."""
-    old = lan.workdir / "old-dev"
-    old.mkdir(exist_ok=True)
-    script = f"""
-        set -e
-        mount --make-rprivate /
-        mount --rbind /dev {old}
-        mount -t tmpfs -o mode=755 tmpfs /dev
-        for node in null zero full random urandom; do touch /dev/$node; mount --bind {old}/$node /dev/$node; done
-        touch /dev/log
-        mount --bind {socket_path} /dev/log
-        exec "$@"
-    """
-    return lan.client(["unshare", "--mount", "sh", "-c", script, "sh"] + [str(c) for c in command])
+    return lan.client(dev_log_command(lan, socket_path, command))
 
 
 @pytest.fixture

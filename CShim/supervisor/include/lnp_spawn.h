@@ -36,6 +36,10 @@ struct lnp_spawn_request {
     int killable_wait;
     /// `cgroup.procs` of the cgroup the program starts in, open for writing (-1: lnp-run's).
     int cgroup_procs;
+    /// Where the child writes its own pid in decimal, NUL-terminated (room for 11 bytes each;
+    /// NULL: none): the values of the environment's variables that must name the program's own
+    /// process, which only the child knows before its exec (LISTEN_PID, WATCHDOG_PID).
+    char *own_pid[2];
 };
 
 /// Which step of the child's setup failed.

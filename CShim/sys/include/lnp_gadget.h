@@ -15,6 +15,9 @@ extern void *lnp_gadget_page __attribute__((visibility("hidden")));
 /// if it is a page's address and free.
 void lnp_gadget_map(uint64_t address);
 
+/// Whether this process has the page (for the core, which says so with its records).
+static inline int lnp_gadget_mapped(void) { return __atomic_load_n(&lnp_gadget_page, __ATOMIC_ACQUIRE) != 0; }
+
 /// System call `number` made from the page: the kernel's raw result (-errno on failure).
 static inline long lnp_gadget_call(long number, long a, long b, long c, long d, long e, long f) {
 #if defined(__x86_64__)
