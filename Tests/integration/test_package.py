@@ -23,7 +23,7 @@ COMPLETIONS = {
     "zsh": ["share/zsh/vendor-completions/_lnp-run", "share/zsh/vendor-completions/_lnp"],
     "fish": ["share/fish/vendor_completions.d/lnp-run.fish", "share/fish/vendor_completions.d/lnp.fish"],
 }
-DOCS = ["share/doc/lnp/README.md", "share/doc/lnp/design.md", "share/doc/lnp/benchmarks.md"]
+DOCS = ["share/doc/lnp/README.md", "share/doc/lnp/design.md", "share/doc/lnp/benchmarks.md", "share/doc/lnp/services.md"]
 TO_PEER = "dst host 10.77.0.2 and tcp port 8080"
 
 
