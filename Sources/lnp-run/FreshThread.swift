@@ -8,29 +8,16 @@ import Glibc
 /// thread id, which the runtime reads once per thread and keeps in thread-local storage. A
 /// forked child's main thread inherits its parent's copy, so every runtime lock it takes
 /// names the parent as owner: when another thread of the child then waits for that lock
-/// (two threads meeting a `swift_once`, a type's metadata made for the first time), the
+/// (two threads meeting at a `swift_once`, a type's metadata made for the first time), the
 /// kernel hands the lock to the parent, the owner's unlock is refused (EPERM), and both
 /// threads spin for ever. The keeper runs threads (the store's lookup, "last used", the
 /// supervisor's blocking calls), so none of its Swift code may run on the forked main thread;
 /// a thread made after the fork starts with nothing kept.
 enum FreshThread {
-    private final class Work {
-        let body: () -> Never
-        init(_ body: @escaping () -> Never) { self.body = body }
-    }
-
-    /// Runs `body` on a new thread, with a main thread's stack; if no thread can be made,
-    /// here (then no other thread can be made either, and no lock is met by two).
+    /// Runs `body` on a new thread (`BackgroundWork`, which runs it here if no thread can be
+    /// made: then no other thread can be made either, and no lock is met by two).
     static func continueOn(_ body: @escaping () -> Never) -> Never {
-        let work = Unmanaged.passRetained(Work(body)).toOpaque()
-        var attributes = pthread_attr_t()
-        pthread_attr_init(&attributes)
-        pthread_attr_setstacksize(&attributes, 8 << 20)
-        var thread = pthread_t()
-        let started = pthread_create(&thread, &attributes, { context in
-            Unmanaged<Work>.fromOpaque(context!).takeRetainedValue().body()
-        }, work)
-        guard started == 0 else { Unmanaged<Work>.fromOpaque(work).takeRetainedValue().body() }
+        _ = BackgroundWork { body() }
         // Only waits: `body` ends the process.
         while true { pause() }
     }
