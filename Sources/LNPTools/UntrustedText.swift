@@ -1,7 +1,9 @@
 /// Text from the records (program paths, names) comes from the programs, untrusted: control
 /// and formatting characters are shown escaped, so that none can move the cursor, recolour
-/// the terminal or reorder what is shown. Shared by `lnp report` (Sources/LNPReport) and
-/// `lnp-run --summary` (Sources/lnp-run/OperationsSummary.swift), which must show a name alike.
+/// the terminal or reorder what is shown. Shared by `lnp report` (Sources/LNPReport),
+/// `lnp-run --summary` (Sources/lnp-run/OperationsSummary.swift), lnp's tables and lines
+/// (`Output.table`) and the words for a path that is no program (`ProgramPathProblem`), which
+/// must show a name alike.
 public enum UntrustedText {
     public static func visible(_ text: String) -> String {
         // Printable ASCII, as most names are, is shown as it is.
