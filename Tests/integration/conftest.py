@@ -48,6 +48,17 @@ def run(command, *, check=False, timeout=120, env=None, input=None):
     )
 
 
+def stop_all(processes, *, timeout):
+    """Terminates the test's daemons, then kills those still there after `timeout` seconds."""
+    for process in processes:
+        process.terminate()
+    for process in processes:
+        try:
+            process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            process.kill()
+
+
 def json_lines(text):
     return [json.loads(line) for line in text.splitlines() if line.startswith("{")]
 
@@ -235,13 +246,7 @@ class Lan:
         pytest.fail("the peer's servers did not start")
 
     def close(self):
-        for server in self.servers:
-            server.terminate()
-        for server in self.servers:
-            try:
-                server.wait(5)
-            except subprocess.TimeoutExpired:
-                server.kill()
+        stop_all(self.servers, timeout=5)
         run(["ip", "netns", "del", self.client_ns])
         run(["ip", "netns", "del", self.peer_ns])
         shutil.rmtree(self.etc, ignore_errors=True)

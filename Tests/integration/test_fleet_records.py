@@ -18,7 +18,7 @@ import types
 
 import pytest
 
-from conftest import ROOT, dev_log_command, json_lines, require, run
+from conftest import ROOT, dev_log_command, json_lines, require, run, stop_all
 
 DOCS = ROOT / "docs" / "services.md"
 COLLECTED_LINE = re.compile(r"([A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d) (\S+) lnp\[(\d+)\]: @cee: (\{.*\})")
@@ -100,13 +100,7 @@ class Fleet:
         return run(["ip", "netns", "exec", self.machines_ns] + dev_log_command(holder, dev_log, command))
 
     def close(self):
-        for daemon in self.daemons:
-            daemon.terminate()
-        for daemon in self.daemons:
-            try:
-                daemon.wait(10)
-            except subprocess.TimeoutExpired:
-                daemon.kill()
+        stop_all(self.daemons, timeout=10)
         run(["ip", "netns", "del", self.machines_ns])
         run(["ip", "netns", "del", self.collector_ns])
 
