@@ -60,7 +60,7 @@ public struct ProgramIdentity: Equatable, Sendable {
         switch ProgramLocator.locate(name) {
         case .success(let found): return identity(ofFile: found)
         case .failure(.notExecutable(let found)): return identity(ofFile: ProgramLocator.absolute(found))
-        case .failure(.notFound): return identity(ofFile: ProgramLocator.absolute(name))
+        case .failure(.notFound), .failure(.isDirectory): return identity(ofFile: ProgramLocator.absolute(name))
         }
     }
 

@@ -4,43 +4,59 @@ import SystemPackage
 import Glibc
 #endif
 
-/// Finds the program to run as execvp(3) does: a name with a slash is a path; any other
-/// name is searched in PATH, an empty entry meaning the current directory.
+/// Finds the program to run as a shell does: a name with a slash is a path; any other name
+/// is searched in PATH, an empty entry meaning the current directory, and directories there
+/// are passed over (bash says "command not found" for a directory in PATH, not "Is a directory").
 public enum ProgramLocator {
     public enum Failure: Error, Equatable {
         /// Nothing of that name (exit status 127).
         case notFound(String)
+        /// A directory where a program was named (exit status 126).
+        case isDirectory(String)
         /// Found, but not an executable file (exit status 126).
         case notExecutable(String)
+    }
+
+    /// What is at a path, as far as running it goes.
+    public enum FileKind: Equatable {
+        case missing, directory, executable, regular, other
     }
 
     public static func locate(_ name: String, path: String? = environmentValue("PATH")) -> Result<String, Failure> {
         if name.isEmpty { return .failure(.notFound(name)) }
         if name.contains("/") {
-            if !exists(name) { return .failure(.notFound(name)) }
-            return isExecutableFile(name) ? .success(absolute(name)) : .failure(.notExecutable(name))
+            switch kind(of: name) {
+            case .executable: return .success(absolute(name))
+            case .missing: return .failure(.notFound(name))
+            case .directory: return .failure(.isDirectory(name))
+            case .regular, .other: return .failure(.notExecutable(name))
+            }
         }
         var foundButNotExecutable: String? = nil
         let entries = (path ?? "/usr/local/bin:/usr/bin:/bin").split(separator: ":", omittingEmptySubsequences: false)
         for entry in entries {
             let directory = entry.isEmpty ? "." : String(entry)
             let candidate = directory.hasSuffix("/") ? directory + name : directory + "/" + name
-            if isExecutableFile(candidate) { return .success(absolute(candidate)) }
-            if exists(candidate) && foundButNotExecutable == nil { foundButNotExecutable = candidate }
+            switch kind(of: candidate) {
+            case .executable: return .success(absolute(candidate))
+            case .regular, .other: if foundButNotExecutable == nil { foundButNotExecutable = candidate }
+            case .missing, .directory: continue
+            }
         }
         if let candidate = foundButNotExecutable { return .failure(.notExecutable(candidate)) }
         return .failure(.notFound(name))
     }
 
-    static func exists(_ path: String) -> Bool {
+    /// One stat (and, for a regular file, one access) per path: every judgement of a program
+    /// path — running it, deciding for it — starts here.
+    public static func kind(of path: String) -> FileKind {
         var info = stat()
-        return stat(path, &info) == 0
-    }
-
-    static func isExecutableFile(_ path: String) -> Bool {
-        var info = stat()
-        guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return false }
-        return access(path, X_OK) == 0
+        guard stat(path, &info) == 0 else { return .missing }
+        switch info.st_mode & S_IFMT {
+        case S_IFDIR: return .directory
+        case S_IFREG: return access(path, X_OK) == 0 ? .executable : .regular
+        default: return .other
+        }
     }
 
     /// `path` made absolute against the current directory, without resolving symbolic

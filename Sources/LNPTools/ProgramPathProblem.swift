@@ -1,7 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// Why a program cannot be run, in a shell's words and with its exit status, so that `lnp-run`,
 /// `lnp allow`/`deny` and `lnp reset` say the same of the same path:
 ///
@@ -23,9 +19,10 @@ public struct ProgramPathProblem: Equatable {
             let shown = UntrustedText.visible(name)
             self.init(message: name.contains("/") ? "\(shown): No such file or directory" : "\(shown): command not found",
                       status: Self.notFoundStatus)
+        case .isDirectory(let path):
+            self.init(message: "\(UntrustedText.visible(path)): Is a directory", status: Self.notExecutableStatus)
         case .notExecutable(let path):
-            self.init(message: "\(UntrustedText.visible(path)): \(Self.isDirectory(path) ? "Is a directory" : "Permission denied")",
-                      status: Self.notExecutableStatus)
+            self.init(message: "\(UntrustedText.visible(path)): Permission denied", status: Self.notExecutableStatus)
         }
     }
 
@@ -38,17 +35,11 @@ public struct ProgramPathProblem: Equatable {
     /// be there and not a directory. A regular file that is not executable is a program too —
     /// a script its interpreter runs (`python3 tool.py` is decided as tool.py).
     public static func ofDecided(_ name: String, path: String) -> ProgramPathProblem? {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return ProgramPathProblem(.notFound(name)) }
-        switch info.st_mode & S_IFMT {
-        case S_IFREG: return nil
-        case S_IFDIR: return ProgramPathProblem(.notExecutable(name))
-        default: return ProgramPathProblem(message: "\(UntrustedText.visible(name)): Permission denied", status: notExecutableStatus)
+        switch ProgramLocator.kind(of: path) {
+        case .executable, .regular: return nil
+        case .missing: return ProgramPathProblem(.notFound(name))
+        case .directory: return ProgramPathProblem(.isDirectory(name))
+        case .other: return ProgramPathProblem(.notExecutable(name))
         }
-    }
-
-    static func isDirectory(_ path: String) -> Bool {
-        var info = stat()
-        return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
     }
 }

@@ -50,8 +50,8 @@ struct ProgramLocatorTests {
     @Test func foundButNotExecutable() throws {
         let layout = try Layout()
         #expect(ProgramLocator.locate("tool2", path: "\(layout.empty):\(layout.data)") == .failure(.notExecutable(layout.data + "/tool2")))
-        #expect(ProgramLocator.locate("tool3", path: layout.dirs) == .failure(.notExecutable(layout.dirs + "/tool3")),
-                "a directory is not a program")
+        #expect(ProgramLocator.locate("tool3", path: layout.dirs) == .failure(.notFound("tool3")),
+                "a directory in PATH is passed over, as bash does")
     }
 
     @Test func anExecutableLaterInPathWinsOverANonExecutableEarlier() throws {
@@ -72,6 +72,7 @@ struct ProgramLocatorTests {
         #expect(ProgramLocator.locate(layout.bin + "/./../bin/tool", path: "") == .success(layout.bin + "/tool"))
         #expect(ProgramLocator.locate(layout.data + "/tool2", path: layout.bin) == .failure(.notExecutable(layout.data + "/tool2")))
         #expect(ProgramLocator.locate(layout.bin + "/nothing", path: layout.bin) == .failure(.notFound(layout.bin + "/nothing")))
+        #expect(ProgramLocator.locate(layout.dirs + "/tool3", path: layout.bin) == .failure(.isDirectory(layout.dirs + "/tool3")))
     }
 
     @Test func defaultPathWhenNoneIsSet() {

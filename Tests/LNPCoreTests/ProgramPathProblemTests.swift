@@ -11,7 +11,7 @@ struct ProgramPathProblemTests {
     @Test func aShellsWordsAndStatus() {
         #expect(ProgramPathProblem(.notFound("tool")) == ProgramPathProblem(message: "tool: command not found", status: 127))
         #expect(ProgramPathProblem(.notFound("/opt/tool")).message == "/opt/tool: No such file or directory")
-        #expect(ProgramPathProblem(.notExecutable("/tmp")) == ProgramPathProblem(message: "/tmp: Is a directory", status: 126))
+        #expect(ProgramPathProblem(.isDirectory("/tmp")) == ProgramPathProblem(message: "/tmp: Is a directory", status: 126))
         #expect(ProgramPathProblem(.notExecutable("/etc/passwd")).message == "/etc/passwd: Permission denied")
     }
 

@@ -65,6 +65,24 @@ def test_a_file_that_is_not_executable_exits_126(build, workdir):
     assert (result.returncode, result.stderr) == (126, f"lnp-run: cannot execute {bad}: Exec format error\n")
 
 
+def test_a_program_path_is_judged_as_bash_judges_it(build, workdir):
+    """A directory named by path, a directory or a plain file found in PATH, a missing path:
+    lnp-run says what bash says, with bash's status."""
+    layout = workdir / "judged"
+    (layout / "dirs" / "tool").mkdir(parents=True, exist_ok=True)
+    (layout / "data").mkdir(exist_ok=True)
+    (layout / "data" / "plain").write_text("not a program\n")
+    (layout / "data" / "plain").chmod(0o644)
+    cases = [(str(layout / "dirs"), "tool"), (str(layout / "data"), "plain"),
+             ("/usr/bin", str(layout / "dirs")), ("/usr/bin", str(layout / "missing"))]
+    for path, name in cases:
+        env = dict(os.environ, PATH=path)
+        shell = subprocess.run(["/bin/bash", "-c", name], env=env, capture_output=True, text=True)
+        ours = lnp_run(build, "--deny", "--", name, env=env)
+        said = shell.stderr.strip().split(": ", 2)[-1]
+        assert (ours.returncode, ours.stderr) == (shell.returncode, f"lnp-run: {said}\n"), (path, name, shell.stderr)
+
+
 def test_help(build):
     result = lnp_run(build, "--help")
     assert result.returncode == 0
