@@ -112,6 +112,16 @@ public struct LNPRun: ParsableCommand {
         if start < arguments.count && !dashesGiven { arguments.insert("--", at: start) }
         // ... and go on as argv gave them, byte for byte (argv[0] is the lnp-run to run again).
         let program = GivenWords.fromArgv(1 + start + (dashesGiven ? 1 : 0))
+        if let answer = answer(toOwnWords: arguments[..<start]) {
+            print(answer, terminator: "")
+            Glibc.exit(0)
+        }
+        // ArgumentParser's request for custom completions, which lnp-run's scripts never make
+        // (it has none): ArgumentParser would call it an internal error.
+        if arguments[..<start].contains("---completion") {
+            Diagnostics.error("unknown option '---completion'; see 'lnp-run --help'")
+            Glibc.exit(ExitStatus.ownError)
+        }
         do {
             var options = try parsedByArgumentParser(arguments)
             // ArgumentParser captures from the first word it does not know, its own requests
@@ -141,6 +151,23 @@ public struct LNPRun: ParsableCommand {
             Diagnostics.error(OneLine.of(message(for: error)) + "; see 'lnp-run --help'")
             Glibc.exit(ExitStatus.ownError)
         }
+    }
+
+    /// lnp-run's own completion script (CompletionScript), when its words ask for one by a
+    /// shell's name; ArgumentParser answers the rest.
+    static func answer(toOwnWords words: ArraySlice<String>) -> String? {
+        for (index, word) in zip(words.indices, words) {
+            let shell: String
+            if word.hasPrefix("--generate-completion-script=") {
+                shell = String(word.dropFirst("--generate-completion-script=".count))
+            } else if word == "--generate-completion-script", index + 1 < words.endIndex {
+                shell = words[index + 1]
+            } else {
+                continue
+            }
+            return CompletionShell(rawValue: shell).flatMap(CompletionScript.forLNPRun)
+        }
+        return nil
     }
 
     /// ArgumentParser's answer to a request of its own (help, the version, the description

@@ -43,6 +43,7 @@ def test_program_is_looked_up_in_path(build, workdir):
     (["--deny", "--errno", "EBOGUS", "--", "true"], 125, "unknown errno 'EBOGUS'"),
     (["--deny", "--attribution", "everyone", "--", "true"], 125, "everyone"),
     (["--bogus", "--", "true"], 125, "unknown option '--bogus'"),
+    (["---completion", "--", "x"], 125, "unknown option '---completion'"),
     (["--allow", "--deny", "--", "true"], 125, "--allow"),
 ])
 def test_lnp_runs_own_errors(build, arguments, status, message):

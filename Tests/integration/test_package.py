@@ -8,8 +8,12 @@ import gzip
 import json
 import os
 import pathlib
+import pty
 import re
+import select
+import shlex
 import shutil
+import signal
 import subprocess
 import time
 
@@ -259,6 +263,71 @@ def test_completion_scripts_load_in_their_shells(installed, workdir):
                 "COMP_CWORD=1; COMP_LINE='lnp-run --de'; COMP_POINT=${#COMP_LINE}; _lnp-run lnp-run --de lnp-run; "
                 "printf '%s\\n' \"${COMPREPLY[@]}\""], env=environment, check=True).stdout
     assert bash.split() == ["--deny", "--deny-while-asking"]
+
+
+def zsh_completes(line, home, timeout=20.0):
+    """What zsh's completion system makes of LINE and a TAB, in an interactive zsh on a
+    pseudo-terminal (completion runs nowhere else): the line as it stands after, and any list
+    or error zsh printed. The installed completions are in zsh's own fpath (vendor-completions)."""
+    pid, terminal = pty.fork()
+    if pid == 0:
+        os.execve(shutil.which("zsh"), ["zsh", "-f", "-i"],
+                  {"PATH": os.environ["PATH"], "HOME": str(home), "TERM": "dumb", "LC_ALL": "C.UTF-8"})
+    def read_until_quiet():
+        seen, deadline = b"", time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([terminal], [], [], 0.5)
+            if not ready:
+                return seen.decode(errors="replace")
+            try:
+                seen += os.read(terminal, 4096)
+            except OSError:
+                break
+        return seen.decode(errors="replace")
+    try:
+        os.write(terminal, b"autoload -U compinit; compinit -u -D; PS1='> '\n")
+        read_until_quiet()
+        os.write(terminal, line.encode() + b"\t")
+        return read_until_quiet()
+    finally:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        os.close(terminal)
+
+
+def test_lnp_runs_completions_complete_its_options_then_the_programs_words(installed, workdir):
+    """A wrapper's completion, as sudo's: lnp-run's options, then after `--` PROGRAM's name and
+    PROGRAM's own words; never a `help` subcommand (`lnp-run help` would run a program named
+    help). ArgumentParser's zsh script alone completed nothing at all for lnp-run ("doubled
+    rest argument definition")."""
+    home = workdir / "shell-home-completing"
+    home.mkdir(exist_ok=True)
+    environment = {"PATH": os.environ["PATH"], "HOME": str(home), "LC_ALL": "C.UTF-8"}
+
+    def fish(line):
+        result = run(["fish", "-c", f"complete -C {shlex.quote(line)}"], env=environment, check=True).stdout
+        return [entry.split("\t")[0] for entry in result.splitlines()]
+    assert fish("lnp-run --de") == ["--deny", "--deny-while-asking"]
+    assert "echo" in fish("lnp-run --deny -- ech")
+    assert "--version" in fish("lnp-run --deny -- git --ver"), "git's own completion"
+    assert "help" not in fish("lnp-run ")
+
+    def bash(*words):
+        script = ("source /usr/share/bash-completion/completions/lnp-run; COMP_WORDS=(\"$@\"); "
+                  "COMP_CWORD=$(($# - 1)); COMP_LINE=\"$*\"; COMP_POINT=${#COMP_LINE}; "
+                  "_lnp-run_with_program lnp-run \"${COMP_WORDS[COMP_CWORD]}\" \"${COMP_WORDS[COMP_CWORD-1]}\"; "
+                  "printf '%s\\n' \"${COMPREPLY[@]}\"")
+        return run(["bash", "-c", script, "bash", *words], env=environment, check=True).stdout.split()
+    assert bash("lnp-run", "--de") == ["--deny", "--deny-while-asking"]
+    assert "echo" in bash("lnp-run", "--deny", "--", "ech")
+    assert bash("lnp-run", "--", "ls", "/us") == ["/usr"], "file names after the program's name"
+    assert "help" not in bash("lnp-run", "")
+
+    require(shutil.which("zsh") is not None, "zsh is not installed (scripts/deps test installs it)")
+    assert zsh_completes("lnp-run --deny -- ech", home).startswith("lnp-run --deny -- echo")
+    assert zsh_completes("lnp-run --deny -- git --vers", home).startswith("lnp-run --deny -- git --version")
+    assert zsh_completes("lnp-run --attri", home).startswith("lnp-run --attribution")
+    assert "doubled rest" not in zsh_completes("lnp-run ", home)
 
 
 def test_removal_takes_everything_away(installed):
