@@ -240,3 +240,23 @@ def test_the_environment_reaches_the_program_byte_for_byte(build):
     entries = result.stdout.splitlines()
     assert b"VALUE=" + NOT_UTF8 in entries
     assert b"NAME_" + NOT_UTF8 + b"=1" in entries
+
+
+@pytest.mark.parametrize("form", ["separate", "attached", "through lnp-run-arguments"])
+def test_an_audit_path_that_is_not_utf8_is_not_another_file(build, workdir, form):
+    """lnp-run reads its own options as text: `--audit` with a path that is not UTF-8 wrote the
+    records to another file, named with U+FFFD for the bytes (a\\xffb.jsonl became a\\ufffdb.jsonl),
+    and said nothing. The records go where they were sent, or lnp-run refuses."""
+    given = bytes(workdir) + b"/audit-" + NOT_UTF8 + b".jsonl"
+    repaired = workdir / ("audit-" + NOT_UTF8.decode(errors="replace") + ".jsonl")
+    options = {"separate": [b"--audit-all", b"--audit", given], "attached": [b"--audit-all", b"--audit=" + given],
+               "through lnp-run-arguments": [b"--audit-all", b"--audit", given]}[form]
+    program = [b"true", b"---"] if form == "through lnp-run-arguments" else [b"true"]
+    try:
+        result = subprocess.run([bytes(build.lnp_run), b"--allow", *options, b"--", *program], capture_output=True)
+        assert not repaired.exists(), f"the audit went to {repaired}: {result.stderr!r}"
+        assert result.returncode == 125 or os.path.exists(given), result.stderr
+    finally:
+        for path in (given, bytes(repaired)):
+            if os.path.exists(path):
+                os.unlink(path)
