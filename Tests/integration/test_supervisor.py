@@ -5,6 +5,8 @@ path, with the same rules and the same records."""
 import os
 import pathlib
 import re
+import shutil
+import subprocess
 import time
 
 import pytest
@@ -571,3 +573,36 @@ def take_the_listener(lan, workdir):
     result = lan.lnp_run(["--strict", "--deny"], ["python3", program], user="65534", timeout=60)
     assert "listener not taken" in result.stdout, result.stdout + result.stderr
     assert capture.packets() == []
+
+
+def test_a_script_whose_path_is_not_utf8_is_not_judged_as_another_file(lan, build, workdir, audit):
+    """The program's words reach it byte for byte, but the script an interpreter is given is
+    looked up as text: `python3 s-\\xff.py` ran s-\\xff.py under the decision remembered for
+    s-\\ufffd.py, another file, and its records named that file (or the interpreter, when no
+    such file exists)."""
+    home = workdir / "home-not-utf8-script"
+    home.mkdir(exist_ok=True)
+    run_script = bytes(workdir) + b"/s-\xff.py"
+    other = workdir / "s-\ufffd.py"
+    other.write_text("print('the allowed script')\n")
+    with open(run_script, "wb") as file:
+        file.write(b"import socket\ns = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\n"
+                   b"try:\n    s.sendto(b'x', ('10.77.0.2', 9999)); print('sent')\n"
+                   b"except OSError as e:\n    print('refused', e.errno)\n")
+    env = {b"PATH": b"/usr/bin:/bin:" + os.environb.get(b"PATH", b""), b"HOME": bytes(home)}
+    python = shutil.which("python3")
+    allowed = subprocess.run([bytes(build.lnp), b"allow", bytes(other)], capture_output=True, env=env)
+    assert allowed.returncode == 0, allowed.stderr
+    try:
+        result = subprocess.run(["ip", "netns", "exec", lan.client_ns, bytes(build.lnp_run), b"--audit",
+                                 bytes(audit.path), b"--", python.encode(), run_script], capture_output=True, env=env)
+        if result.returncode == 125:
+            return  # refused, as a program whose path is not UTF-8 is
+        assert result.stdout != b"sent\n", "the script ran under another file's decision"
+        for record in audit.records():
+            assert record["program"] not in (str(other), os.path.realpath(python)), record
+    finally:
+        os.unlink(run_script)
+        other.unlink()
+
+
