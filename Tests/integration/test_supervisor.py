@@ -606,3 +606,32 @@ def test_a_script_whose_path_is_not_utf8_is_not_judged_as_another_file(lan, buil
         other.unlink()
 
 
+
+def test_a_run_nested_in_a_strict_run_has_its_allowed_calls_made(lan, build, fixtures, audit, workdir):
+    """Under an outer --strict run that records, a nested run's dynamic program's allowed local
+    call was denied after two seconds ("its lnp-run did not answer"): the preload's record goes
+    to the inner keeper, which passes it up with a sendto to an address (no page under --strict:
+    the outer supervisor is notified) while that supervisor, notified of the program's call,
+    waits on the inner run for its settings."""
+    inner = workdir / "inner-strict-made.jsonl"
+    inner.unlink(missing_ok=True)
+    sink = ByteSink(lan, lan.workdir, 7103)
+    result = lan.lnp_run(["--strict", "--allow", "--audit", str(audit.path)],
+                         [build.lnp_run, "--allow", "--audit", inner, "--", fixtures.escapes, "send", "10.77.0.2", "7103", "5"])
+    assert calls(result)[-1] == {"result": 5, "errno": None}, result.stderr
+    assert sink.received() == 5
+
+
+def test_a_run_nested_in_a_strict_run_records_each_call_once(lan, build, fixtures, audit, workdir):
+    """Under an outer --strict run, the inner run's processes have no page: the outer
+    supervisor decides and records each socket call the preload lets through, and sends its
+    record to the inner run. The preload's record of the same call was kept by the inner run
+    (no filter of its own) and passed up without its outsidePage flag (`RunRecords.forward`
+    writes none), so the outer run kept it too: both audits held the call twice, an
+    "allow" by the preload beside the supervisor's own decision (here even a "deny")."""
+    inner = workdir / "inner-strict-once.jsonl"
+    inner.unlink(missing_ok=True)
+    lan.lnp_run(["--strict", "--allow", "--audit", str(audit.path)],
+                [build.lnp_run, "--allow", "--audit", inner, "--", fixtures.escapes, "send", "10.77.0.2", "7104", "5"])
+    for records in (audit.records(), json_lines(inner.read_text())):
+        assert [(r["op"], r["by"]) for r in records] == [("connect", "supervisor")], records
