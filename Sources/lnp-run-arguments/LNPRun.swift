@@ -112,6 +112,12 @@ public struct LNPRun: ParsableCommand {
         if start < arguments.count && !dashesGiven { arguments.insert("--", at: start) }
         // ... and go on as argv gave them, byte for byte (argv[0] is the lnp-run to run again).
         let program = GivenWords.fromArgv(1 + start + (dashesGiven ? 1 : 0))
+        // lnp-run's own words are read as text here, and passed on so: bytes that are not
+        // UTF-8 would reach lnp-run as U+FFFD (another audit file than the one named).
+        if let word = GivenWords.fromArgv(1).optionWordNotUTF8(programCount: program.bytes.count + (dashesGiven ? 1 : 0)) {
+            Diagnostics.error(GivenWords.optionNotUTF8(word))
+            Glibc.exit(ExitStatus.ownError)
+        }
         if let answer = answer(toOwnWords: arguments[..<start]) {
             print(answer, terminator: "")
             Glibc.exit(0)

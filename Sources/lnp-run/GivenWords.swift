@@ -34,6 +34,18 @@ public struct GivenWords: Equatable {
         CStringCopies.of(bytes)
     }
 
+    /// The first of lnp-run's own words (those before the program's last `programCount`) that
+    /// is not UTF-8, shown for a message; nil when all are. lnp-run reads its options as text,
+    /// which turns such bytes into U+FFFD: `--audit` would write another file than the one named.
+    public func optionWordNotUTF8(programCount: Int) -> String? {
+        bytes.dropLast(programCount).first { !Self.isUTF8($0) }.map(Self.shown)
+    }
+
+    /// The message for such a word (status 125).
+    public static func optionNotUTF8(_ shown: String) -> String {
+        "'\(shown)': lnp-run's options are read as text, and this one is not UTF-8"
+    }
+
     /// Whether `word` is UTF-8 (then the text lnp-run reads is the word itself).
     static func isUTF8(_ word: [UInt8]) -> Bool {
         Array(String(decoding: word, as: UTF8.self).utf8) == word

@@ -9,6 +9,11 @@ public func launcherMain() -> Never {
     let arguments = Array(CommandLine.arguments.dropFirst())
     let given = GivenWords.fromArgv(1)
     guard let options = PlainArguments.parse(arguments) else { ArgumentReader.read(given) }
+    // (lnp-run-arguments says so itself on the other path: it passes text on.)
+    if let word = given.optionWordNotUTF8(programCount: options.command.count) {
+        Diagnostics.error(GivenWords.optionNotUTF8(word))
+        exit(ExitStatus.ownError)
+    }
     do {
         try options.launch(programWords: given.last(options.command.count))
     } catch {
