@@ -44,6 +44,12 @@ public struct ProgramIdentity: Equatable, Sendable {
         return script(run: executablePath, arguments: arguments) ?? executablePath
     }
 
+    /// The word of `arguments` that names the script an interpreter `executable` is given to
+    /// run, as given (not looked up, not made absolute); nil when it runs none.
+    public static func scriptWord(executable: String, arguments: [String]) -> String? {
+        Interpreter.named(basename(ProgramLocator.absolute(executable)))?.script(in: arguments)
+    }
+
     /// The script an interpreter at `executablePath` is given to run, made absolute.
     private static func script(run executablePath: String, arguments: [String]) -> String? {
         guard let interpreter = Interpreter.named(basename(executablePath)), let script = interpreter.script(in: arguments),

@@ -68,6 +68,15 @@ extension RunOptions {
             let problem = ProgramPathProblem(failure)
             throw Failure(problem.message, status: problem.status)
         }
+        // So is a script given to an interpreter (`python3 tool.py`): its path as text, with
+        // U+FFFD for bytes that are not UTF-8, would name another file, whose decision and name
+        // the run would take, or none, and then the interpreter's.
+        if let script = ProgramIdentity.scriptWord(executable: program, arguments: Array(arguments.dropFirst())),
+           script.contains("\u{FFFD}"),
+           let word = words.dropFirst().first(where: { !GivenWords.isUTF8($0) && String(decoding: $0, as: UTF8.self).contains(script) }) {
+            throw Failure("\(GivenWords.shown(word)): a script whose path is not UTF-8 cannot be run under lnp-run; "
+                + "give it a UTF-8 name (a symbolic link will do)")
+        }
         // From here on, the keeper (RunKeeper): the process the shell waits for only waits.
         try RunKeeper.split(signals: signals, handOff: handOff) { statusChannel throws(Failure) in
             try keep(program: program, arguments: arguments, words: GivenWords(words), errno: errno, bonjour: bonjour,
