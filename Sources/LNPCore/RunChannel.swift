@@ -101,6 +101,25 @@ public enum RunChannel {
         guard case .failure(let error) = first, error.rawValue == Int32(LNP_EAGAIN) || error.rawValue == Int32(LNP_EINTR),
             connect(fd, to: pid, records: true)
         else { return false }
+        return sendRecord(datagram, onConnected: fd)
+    }
+
+    /// A socket connected to lnp-run `pid`'s records, for a sender of many (a nested lnp-run
+    /// passing its tree's records up): its sends name no address, so no seccomp filter above is
+    /// notified of them. (An enclosing --strict run's supervisor is, of an addressed send; it
+    /// may be waiting on this very sender to answer for a call of its tree.)
+    public static func recordConnection(to pid: Int32) -> Int32? {
+        guard pid > 0, case .success(let fd) = openSocket(Int32(LNP_SOCK_DGRAM)) else { return nil }
+        guard connect(fd, to: pid, records: true) else {
+            Sys.close(fd)
+            return nil
+        }
+        return fd
+    }
+
+    /// Sends one record on a socket connected to lnp-run's records, waiting on a full queue as
+    /// `sendRecord(_:to:)` does.
+    public static func sendRecord(_ datagram: UnsafeRawBufferPointer, onConnected fd: Int32) -> Bool {
         // Bounded by time, not by tries: many threads waiting on one queue are all woken when
         // a place frees, and most find it taken again.
         let start = lnp_sys_half_seconds()

@@ -171,10 +171,12 @@ extension RunOptions {
         var started = Spawn.start(path: program, arguments: words, environment: programEnvironment(supervision),
                                   ownPIDEntries: handedOn.ownPIDEntries, signals: signals, relay: relay,
                                   supervision: supervision, cgroup: hooks)
+        var belowEnclosingFilter = false
         if case .failure(let refused) = started, refused.isFilter {
             // Below another supervisor (EBUSY): a nested lnp-run, whose calls the outer one
             // decides and whose page the preload keeps using; or no seccomp at all.
             let nested = refused.errno == EBUSY && enclosing != nil
+            belowEnclosingFilter = nested
             if !nested { Diagnostics.warning(SupervisedProgram.refusedFilter(refused.errno)) }
             let inherited = nested ? Supervision.inheritedGadget(ProgramLocator.environmentValue("LNP_GADGET")) : nil
             if strict && inherited != nil { Diagnostics.warning(SupervisedProgram.strictBelowGadget) }
@@ -199,7 +201,8 @@ extension RunOptions {
             throw Failure("cannot execute \(program): \(ErrnoName.description(of: failure))",
                           status: failure == ENOENT ? ExitStatus.notFound : ExitStatus.notExecutable)
         }
-        records.supervised = supervision.filter != nil
+        records.madeBySupervisor = supervision.filter != nil ? .all
+            : belowEnclosingFilter ? (enclosing?.records == .all ? .all : .local) : .none
         // (Said once the filter is in: where seccomp is refused too, that is what matters.)
         if supervision.filter != nil, let refused = Supervision.descriptorTakingRefused() {
             Diagnostics.warning(SupervisedProgram.descriptorsRefused(refused.call, refused.errno))

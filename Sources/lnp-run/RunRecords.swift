@@ -23,11 +23,21 @@ final class RunRecords {
     /// The local operations, counted for `--summary`.
     private(set) var summary: OperationsSummary? = nil
 
-    /// Whether this run's own supervisor filters its tree (set once the program has started:
-    /// the kernel may refuse the filter). It then makes, and records, every socket call the
-    /// preload allows in a process without the gadget page (--strict has none; under
-    /// MemoryDenyWriteExecute= it cannot be made): the preload's record of it would be a second.
-    var supervised = false
+    /// Which of the socket calls the preload allows in a process without the gadget page a
+    /// supervisor makes, and records, so that the preload's record of one would be a second
+    /// (set once the program has started: the kernel may refuse the filter). --strict has no
+    /// page; under MemoryDenyWriteExecute= it cannot be made.
+    ///  - `.all` with a filter of this run's own: every one this run records;
+    ///  - in a nested run below the enclosing run's filter (EBUSY), that run's supervisor: the
+    ///    local ones, which it records for this run and sends here, and the others only when it
+    ///    records all activity itself (`.all`), else `.local`;
+    ///  - `.none` without a supervisor (--preload-only, no seccomp).
+    var madeBySupervisor: RecordScope = .none
+
+    /// Connected to the enclosing run's records once, before the program runs: what is passed
+    /// up names no address, which that run's filter, under --strict, would notify its supervisor
+    /// of — while it may be waiting on this run to answer for a call of this tree.
+    private let upstreamConnection: Int32?
 
     init(
         destination: AuditDestination?, scope: RecordScope, summarising: Bool, upstream: pid_t?, enclosing: pid_t? = nil
@@ -36,6 +46,7 @@ final class RunRecords {
         self.scope = scope
         self.upstream = upstream
         self.enclosing = enclosing
+        upstreamConnection = upstream.flatMap { RunChannel.recordConnection(to: Int32($0)) }
         if summarising { summary = OperationsSummary() }
     }
 
@@ -59,7 +70,7 @@ final class RunRecords {
                 return
             }
             about = pid
-            if supervised && record.outsidePage && !record.bySupervisor && Self.isAllowedSocketCall(parsed) {
+            if record.outsidePage && !record.bySupervisor && Self.isAllowedSocketCall(parsed, madeIn: madeBySupervisor) {
                 lost.add(Int(record.lost), .notSent)
                 return
             }
@@ -71,11 +82,18 @@ final class RunRecords {
         // Which path decided: a run's word (the preload's own datagrams say nothing of it).
         let path: Path = nested && record.bySupervisor ? .supervisor : .preload
         // What the enclosing run sent is in its audit already.
-        deliver(line, about: about, severity: record.severity, lost: record.lost, by: path, passingUp: !fromEnclosing)
+        deliver(line, about: about, severity: record.severity, lost: record.lost, by: path, passingUp: !fromEnclosing,
+                outsidePage: record.outsidePage)
     }
 
-    /// An allowed operation of a socket call (not a name resolved, which the preload alone sees).
-    private static func isAllowedSocketCall(_ record: RecordLine) -> Bool {
+    /// An allowed operation of a socket call (not a name resolved, which the preload alone sees),
+    /// of those `scope` holds.
+    private static func isAllowedSocketCall(_ record: RecordLine, madeIn scope: RecordScope) -> Bool {
+        switch scope {
+        case .none: return false
+        case .local: if let local = record.value(of: "local"), local.elementsEqual("false".utf8) { return false }
+        case .all: break
+        }
         guard let decision = record.value(of: "decision"), decision.elementsEqual("\"allow\"".utf8) else { return false }
         guard let op = record.value(of: "op"), op.count >= 2 else { return false }
         let word = String(decoding: op.dropFirst().dropLast(), as: UTF8.self)
@@ -95,12 +113,15 @@ final class RunRecords {
     }
 
     private func deliver(
-        _ record: [UInt8], about: pid_t, severity: UInt8, lost count: UInt32, by path: Path, passingUp: Bool = true
+        _ record: [UInt8], about: pid_t, severity: UInt8, lost count: UInt32, by path: Path, passingUp: Bool = true,
+        outsidePage: Bool = false
     ) {
         var line = record
         if scope == .local && line.reversed().starts(with: "\"local\":false}".utf8.reversed()) { return }
         summary?.add(line)
-        if let upstream, passingUp { forward(line, lost: count, severity: severity, bySupervisor: path == .supervisor, to: upstream) }
+        if let upstream, passingUp {
+            forward(line, lost: count, severity: severity, bySupervisor: path == .supervisor, outsidePage: outsidePage, to: upstream)
+        }
         guard let destination else { return }
         line = Self.adding("\"by\":\"\(path.rawValue)\"", to: line)
         let gap = lost.gap
@@ -153,11 +174,21 @@ final class RunRecords {
         return Array(line.dropLast()) + Array(",\(member)}".utf8)
     }
 
-    private func forward(_ line: [UInt8], lost count: UInt32, severity: UInt8, bySupervisor: Bool, to pid: pid_t) {
+    /// A record passed on, its header's flags as they came (an enclosing run decides by them as
+    /// this one does).
+    private func forward(
+        _ line: [UInt8], lost count: UInt32, severity: UInt8, bySupervisor: Bool, outsidePage: Bool = false, to pid: pid_t
+    ) {
         var datagram = [UInt8](repeating: 0, count: RecordDatagram.headerSize) + line
         datagram.withUnsafeMutableBytes { raw in
-            RecordDatagram.writeHeader(lost: count, severity: severity, bySupervisor: bySupervisor, into: raw)
-            if !RunChannel.sendRecord(UnsafeRawBufferPointer(raw), to: Int32(pid)) { lost.add(1, .notSent) }
+            RecordDatagram.writeHeader(lost: count, severity: severity, bySupervisor: bySupervisor, outsidePage: outsidePage,
+                                       into: raw)
+            let sent = if let upstreamConnection, pid == upstream {
+                RunChannel.sendRecord(UnsafeRawBufferPointer(raw), onConnected: upstreamConnection)
+            } else {
+                RunChannel.sendRecord(UnsafeRawBufferPointer(raw), to: Int32(pid))
+            }
+            if !sent { lost.add(1, .notSent) }
         }
     }
 }

@@ -635,3 +635,19 @@ def test_a_run_nested_in_a_strict_run_records_each_call_once(lan, build, fixture
                 [build.lnp_run, "--allow", "--audit", inner, "--", fixtures.escapes, "send", "10.77.0.2", "7104", "5"])
     for records in (audit.records(), json_lines(inner.read_text())):
         assert [(r["op"], r["by"]) for r in records] == [("connect", "supervisor")], records
+
+
+def test_a_run_nested_in_a_strict_run_keeps_the_activity_only_it_records(lan, build, fixtures, audit, workdir):
+    """The enclosing run's supervisor records a nested run's local calls for it, but the rest
+    of its activity only when it records all activity itself: the nested run's --audit-all
+    keeps the preload's record of a send to a routed host (and the enclosing audit, of local
+    operations only, has none of it)."""
+    inner = workdir / "inner-strict-all.jsonl"
+    inner.unlink(missing_ok=True)
+    result = lan.lnp_run(["--strict", "--allow", "--audit", str(audit.path)],
+                         [build.lnp_run, "--allow", "--audit-all", "--audit", inner, "--",
+                          fixtures.escapes, "send", "203.0.113.5", "7105", "5"])
+    assert calls(result)[-1] == {"result": -1, "errno": "ECONNREFUSED"}, "made (no one listens there)"
+    records = json_lines(inner.read_text())
+    assert [(r["op"], r["address"], r["local"], r["by"]) for r in records] == [("connect", "203.0.113.5", False, "preload")]
+    assert audit.records() == []
