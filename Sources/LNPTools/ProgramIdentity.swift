@@ -52,8 +52,7 @@ public struct ProgramIdentity: Equatable, Sendable {
 
     /// The script an interpreter at `executablePath` is given to run, made absolute.
     private static func script(run executablePath: String, arguments: [String]) -> String? {
-        guard let interpreter = Interpreter.named(basename(executablePath)), let script = interpreter.script(in: arguments),
-              isRegularFile(script) else { return nil }
+        guard let script = scriptWord(executable: executablePath, arguments: arguments), isRegularFile(script) else { return nil }
         return ProgramLocator.absolute(script)
     }
 
